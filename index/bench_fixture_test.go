@@ -33,7 +33,13 @@ func fixReplica(i int) string { return fmt.Sprintf("r%02d", i%fixReplicas) }
 // router hash (for the bare-map floor), which the memory benchmark must not.
 func buildFixture(tb testing.TB, keepRouters bool) *fixture {
 	tb.Helper()
-	f := &fixture{ix: New(Config{})}
+	return buildFixtureWith(tb, Config{}, keepRouters)
+}
+
+// buildFixtureWith builds the fixture on an index configured by cfg.
+func buildFixtureWith(tb testing.TB, cfg Config, keepRouters bool) *fixture {
+	tb.Helper()
+	f := &fixture{ix: New(cfg)}
 	for i := range fixReplicas {
 		f.cands = append(f.cands, fixReplica(i))
 	}

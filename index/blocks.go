@@ -147,12 +147,9 @@ func (ix *Index) dropBlock(m uint64) int {
 	if !ok {
 		return 0
 	}
-	ents := []entry{e}
-	if e.isOvf() {
-		ents = sh.getOvf(e.ovfIndex()).ents
-	}
+	var one [1]entry
 	n := 0
-	for _, x := range ents {
+	for _, x := range entriesOf(sh, e, &one) {
 		ix.account(x.slot(), x, mkEntry(x.slot(), 0, false, 0))
 		n += x.count()
 	}

@@ -27,7 +27,7 @@ type Config struct {
 	BlockSize    int              // router block size in tokens; 0 = DefaultBlockSize
 	MaxEntries   int              // cap on (block, replica-rank, tier) entries incl. predicted; 0 = DefaultMaxEntries; LRU beyond, every drop counted
 	PredictedTTL time.Duration    // default TTL of predicted entries; 0 = DefaultPredictedTTL
-	Now          func() time.Time // clock (tests use a fake); nil = time.Now
+	Now          func() time.Time // clock (tests use a fake); nil = time.Now; called by concurrent Match calls, so it must be safe for concurrent use
 }
 
 func (c Config) withDefaults() Config {

@@ -75,7 +75,8 @@ func TestHashTextApproximateMode(t *testing.T) {
 	}
 	// Text whose bytes equal a token block must not collide with it.
 	tokens := toks(0x61616161, 16)
-	asText := string(blockConverter{}.bytes(tokens))
+	var conv blockConverter
+	asText := string(conv.bytes(tokens))
 	if HashText(nil, asText, 64, "")[0] == HashTokens(nil, tokens, 16, "")[0] {
 		t.Fatalf("text and token hashes share a domain")
 	}

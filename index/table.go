@@ -6,15 +6,16 @@ import (
 	"sync/atomic"
 )
 
-// The router-hash table is split in 1<<shardBits shards (64 by default) chosen
-// by the top bits of the mixed hash. Each
-// shard is an open-addressing table (linear probing, backward-shift deletion)
-// guarded by a sequence lock: the single writer makes the sequence odd while it
-// changes the shard and even again after; a reader samples the sequence, reads
-// with atomic loads and retries if the sequence moved. Readers therefore never
-// take a lock nor write shared memory, so concurrent Match calls do not bounce
-// cache lines between cores, and a writer delays only the reads of one shard
-// for the few nanoseconds of one block update.
+// The router-hash table is split in 1<<shardBits shards (64 by default),
+// chosen by the top bits of the mixed hash. Each shard is an open-addressing
+// table (linear probing, backward-shift deletion) guarded by a sequence lock:
+// the single writer makes the sequence odd while it changes the shard and even
+// again after; a reader samples the sequence, reads with atomic loads and
+// retries if the sequence moved. Readers therefore never take a lock nor
+// write shared memory, so concurrent Match calls do not bounce cache lines
+// between cores, and a writer delays only the reads of one shard for the few
+// nanoseconds of one block update. Sharding keeps each rehash small (a writer
+// pause of one shard, not of the whole table) and retries rare.
 const (
 	defaultShardBits = 6
 	minTableCap      = 8

@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 
 	"github.com/zeebo/xxh3"
@@ -13,7 +14,8 @@ const ringSuccessors = 4
 
 // HashRing is a consistent-hash ring of replicas with virtual nodes. It is deterministic: the
 // same members and node count give the same ring in every process (xxh3-64 of the member id
-// seeded by the virtual node number), so several routers agree on a session's owner.
+// followed by a zero byte and the virtual node number, big-endian), so several routers agree
+// on a session's owner.
 type HashRing struct {
 	virtualNodes int
 	members      []string // sorted
@@ -33,9 +35,13 @@ func NewHashRing(members []string, virtualNodes int) *HashRing {
 		m int32
 	}
 	vs := make([]vnode, 0, len(r.members)*virtualNodes)
+	var buf []byte
 	for m, id := range r.members {
 		for v := 0; v < virtualNodes; v++ {
-			vs = append(vs, vnode{xxh3.HashStringSeed(id, uint64(v)), int32(m)})
+			// Hashing the node number as input, not as xxh3's seed: seeded
+			// hashes of ids of 3 bytes or fewer cluster badly on the ring.
+			buf = binary.BigEndian.AppendUint32(append(append(buf[:0], id...), 0), uint32(v))
+			vs = append(vs, vnode{xxh3.Hash(buf), int32(m)})
 		}
 	}
 	slices.SortFunc(vs, func(a, b vnode) int { return cmp.Or(cmp.Compare(a.h, b.h), cmp.Compare(a.m, b.m)) })

@@ -16,12 +16,22 @@ import (
 
 // kvService implements KVEventService once for both transports.
 type kvService struct {
-	router *scoring.Router
-	limits limits
+	router   *scoring.Router
+	limits   limits
+	counters *KVCounters
 
-	mu     sync.Mutex
-	owners map[engineKey]uint64 // the stream generation that owns each engine
-	gen    uint64
+	mu      sync.Mutex
+	engines map[engineKey]*engineState
+	gen     uint64
+}
+
+// engineState outlives streams, so a publisher that reconnects continues its
+// sequence: a gap or reset between two streams is seen like one within a
+// stream.
+type engineState struct {
+	owner   uint64 // generation of the stream that owns the engine; 0 = none
+	seq     uint64 // last sequence applied
+	haveSeq bool
 }
 
 // engineKey names one event publisher: a replica's data-parallel rank.
@@ -32,11 +42,19 @@ type engineKey struct {
 
 // kvStream is the state of one PublishKVEvents stream.
 type kvStream struct {
-	key     engineKey
-	gen     uint64 // 0 until the first message claims the engine
-	haveSeq bool   // a batch has been applied, so LastSequence is meaningful
-	resp    *v1.PublishKVEventsResponse
+	key  engineKey
+	gen  uint64 // 0 until the first message claims the engine
+	resp *v1.PublishKVEventsResponse
 }
+
+// seqAction is what a batch's sequence number says about the engine.
+type seqAction uint8
+
+const (
+	seqInOrder seqAction = iota
+	seqGap
+	seqRestart
+)
 
 func (s *kvService) publish(ctx context.Context, recv func() (*v1.PublishKVEventsRequest, error)) (*v1.PublishKVEventsResponse, error) {
 	st := &kvStream{resp: &v1.PublishKVEventsResponse{RejectedByReason: map[string]int64{}}}
@@ -64,37 +82,40 @@ func (s *kvService) batch(st *kvStream, req *v1.PublishKVEventsRequest) error {
 	} else if req.GetReplicaId() != "" && req.GetReplicaId() != st.key.replica {
 		return invalid("replica_id", "stream belongs to %q, got %q", st.key.replica, req.GetReplicaId())
 	}
-	if !s.owns(st) {
-		return connect.NewError(connect.CodeAborted, fmt.Errorf("a newer stream for replica %q rank %d superseded this one", st.key.replica, st.key.rank))
-	}
 	r := st.resp
 	events := req.GetEvents()
 	if len(events) > s.limits.MaxBatchEvents {
 		r.EventsRejected += int64(len(events))
 		r.RejectedByReason["batch_too_large"] += int64(len(events))
+		s.counters.reject("batch_too_large", int64(len(events)))
 		return nil
 	}
-	seq := req.GetSequence()
-	switch {
-	case !st.haveSeq:
-	case seq <= r.LastSequence:
+	action, owned := s.advance(st, req.GetSequence())
+	if !owned {
+		return connect.NewError(connect.CodeAborted, fmt.Errorf("a newer stream for replica %q rank %d superseded this one", st.key.replica, st.key.rank))
+	}
+	switch action {
+	case seqRestart:
 		r.Restarts++
+		s.counters.restart(SourceGRPC)
 		s.clear(st)
-	case seq > r.LastSequence+1:
+	case seqGap:
 		r.Gaps++
+		s.counters.gap(SourceGRPC)
 		s.clear(st)
 	}
-	st.haveSeq = true
 	for _, e := range events {
 		if reason := s.apply(st.key, e); reason != "" {
 			r.EventsRejected++
 			r.RejectedByReason[reason]++
+			s.counters.reject(reason, 1)
 			continue
 		}
 		r.EventsApplied++
 	}
 	r.Batches++
-	r.LastSequence = seq
+	s.counters.batch(SourceGRPC)
+	r.LastSequence = req.GetSequence()
 	return nil
 }
 
@@ -112,26 +133,57 @@ func (s *kvService) claim(st *kvStream, req *v1.PublishKVEventsRequest) error {
 	st.key = engineKey{replica: req.GetReplicaId(), rank: int(req.GetDataParallelRank())}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.owners == nil {
-		s.owners = map[engineKey]uint64{}
+	if s.engines == nil {
+		s.engines = map[engineKey]*engineState{}
+	}
+	e := s.engines[st.key]
+	if e == nil {
+		e = &engineState{}
+		s.engines[st.key] = e
 	}
 	s.gen++
 	st.gen = s.gen
-	s.owners[st.key] = st.gen
+	e.owner = st.gen
 	return nil
 }
 
-func (s *kvService) owns(st *kvStream) bool {
+// advance records a batch's sequence number for the stream's engine and
+// says what it means; owned is false when a newer stream took the engine.
+func (s *kvService) advance(st *kvStream, seq uint64) (action seqAction, owned bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.owners[st.key] == st.gen
+	e := s.engines[st.key]
+	if e == nil || e.owner != st.gen {
+		return seqInOrder, false
+	}
+	switch {
+	case !e.haveSeq:
+	case seq <= e.seq:
+		action = seqRestart
+	case seq > e.seq+1:
+		action = seqGap
+	}
+	e.seq, e.haveSeq = seq, true
+	return action, true
 }
 
 func (s *kvService) release(st *kvStream) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if st.gen != 0 && s.owners[st.key] == st.gen {
-		delete(s.owners, st.key)
+	if e := s.engines[st.key]; e != nil && e.owner == st.gen {
+		e.owner = 0
+	}
+}
+
+// forget drops what is known of a replica's publishers (it was
+// deregistered); a later stream starts afresh.
+func (s *kvService) forget(replica string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range s.engines {
+		if k.replica == replica {
+			delete(s.engines, k)
+		}
 	}
 }
 
@@ -170,7 +222,22 @@ func (s *kvService) apply(k engineKey, e *v1.KVEvent) string {
 	default:
 		return "unset_event"
 	}
-	return kvRejectReason(err)
+	reason := kvRejectReason(err)
+	if reason == "" {
+		s.counters.applyOK(kvEventKind(e))
+	}
+	return reason
+}
+
+// kvEventKind names an event's kind for the counters.
+func kvEventKind(e *v1.KVEvent) string {
+	switch e.GetEvent().(type) {
+	case *v1.KVEvent_Stored:
+		return "stored"
+	case *v1.KVEvent_Removed:
+		return "removed"
+	}
+	return "cleared"
 }
 
 // kvRejectReason names why the index refused an event ("" for nil).

@@ -174,19 +174,22 @@ func TestPublishKVEventsStreamErrors(t *testing.T) {
 		firstDone <- err
 	}()
 	first <- batch(0, storedChain(0, 1, nil))
+	// recv is called again only after batch 0 was applied, so once this send
+	// completes the first stream owns the engine.
+	first <- batch(1)
 	if _, err := f.kv.publish(ctx, feed(batch(0, storedChain(100, 1, nil)))); err != nil {
 		t.Fatal(err)
 	}
-	// The second stream ended and released ownership; a third claims it.
-	second := make(chan struct{})
-	go func() {
-		defer close(second)
-		_, _ = f.kv.publish(ctx, feed(batch(0)))
-	}()
-	<-second
-	first <- batch(1, storedChain(200, 1, nil))
-	close(first)
-	if err := <-firstDone; connect.CodeOf(err) != connect.CodeAborted {
-		t.Fatalf("superseded stream: err = %v, want Aborted", err)
+	// The second stream ended and released the engine; the first stays
+	// superseded on its next batch (or already was on batch 1).
+	var firstErr error
+	select {
+	case first <- batch(2, storedChain(200, 1, nil)):
+		close(first)
+		firstErr = <-firstDone
+	case firstErr = <-firstDone:
+	}
+	if connect.CodeOf(firstErr) != connect.CodeAborted {
+		t.Fatalf("superseded stream: err = %v, want Aborted", firstErr)
 	}
 }

@@ -2,7 +2,12 @@ package server
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
+	"connectrpc.com/connect"
+
+	"github.com/switchyard-llm/switchyard/clients/vllm"
 	v1 "github.com/switchyard-llm/switchyard/gen/go/switchyard/v1"
 	"github.com/switchyard-llm/switchyard/scoring"
 )
@@ -10,8 +15,10 @@ import (
 // replicaService implements ReplicaService.
 type replicaService struct {
 	v1.UnimplementedReplicaServiceServer
-	router *scoring.Router
-	limits limits
+	router  *scoring.Router
+	limits  limits
+	kv      *kvService // forgets a deregistered replica's publishers
+	sources *kvSources // ZMQ subscriptions named by Replica.kv_events; nil = unavailable
 }
 
 // RegisterReplica implements ReplicaService.RegisterReplica.
@@ -43,6 +50,13 @@ func (s *replicaService) RegisterReplica(ctx context.Context, req *v1.RegisterRe
 	if err != nil {
 		return nil, err
 	}
+	source, err := kvEventSource(r)
+	if err != nil {
+		return nil, err
+	}
+	if source != nil && s.sources == nil {
+		return nil, connect.NewError(connect.CodeFailedPrecondition, errors.New("replica.kv_events: this server cannot subscribe to ZMQ event streams"))
+	}
 	st, err := s.router.Register(ctx, scoring.Replica{
 		ID:               r.GetId(),
 		Model:            r.GetModel(),
@@ -55,7 +69,12 @@ func (s *replicaService) RegisterReplica(ctx context.Context, req *v1.RegisterRe
 	if err != nil {
 		return nil, rpcError(err)
 	}
-	return &v1.RegisterReplicaResponse{Status: replicaStatus(st)}, nil
+	if s.sources != nil {
+		if err := s.sources.syncRegistered(ctx, st.ID, source); err != nil {
+			return nil, connect.NewError(connect.CodeInternal, fmt.Errorf("replica registered, but subscribing to its KV events failed: %w", err))
+		}
+	}
+	return &v1.RegisterReplicaResponse{Status: s.status(st)}, nil
 }
 
 // DeregisterReplica implements ReplicaService.DeregisterReplica.
@@ -65,6 +84,12 @@ func (s *replicaService) DeregisterReplica(ctx context.Context, req *v1.Deregist
 	}
 	if err := s.router.Deregister(ctx, req.GetReplicaId()); err != nil {
 		return nil, rpcError(err)
+	}
+	if s.sources != nil {
+		s.sources.forget(ctx, req.GetReplicaId())
+	}
+	if s.kv != nil {
+		s.kv.forget(req.GetReplicaId())
 	}
 	return &v1.DeregisterReplicaResponse{}, nil
 }
@@ -85,7 +110,7 @@ func (s *replicaService) SetReplicaState(ctx context.Context, req *v1.SetReplica
 	if err != nil {
 		return nil, rpcError(err)
 	}
-	return &v1.SetReplicaStateResponse{Status: replicaStatus(st)}, nil
+	return &v1.SetReplicaStateResponse{Status: s.status(st)}, nil
 }
 
 // ListReplicas implements ReplicaService.ListReplicas.
@@ -96,7 +121,7 @@ func (s *replicaService) ListReplicas(_ context.Context, req *v1.ListReplicasReq
 	list := s.router.Replicas(req.GetModel())
 	out := &v1.ListReplicasResponse{Replicas: make([]*v1.ReplicaStatus, len(list))}
 	for i, st := range list {
-		out.Replicas[i] = replicaStatus(st)
+		out.Replicas[i] = s.status(st)
 	}
 	return out, nil
 }
@@ -116,4 +141,48 @@ func stateFromProto(field string, s v1.ReplicaState, allowUnset bool) (scoring.R
 		return 0, invalid(field, "is required (READY or DRAINING)")
 	}
 	return 0, invalid(field, "unknown state %d", s)
+}
+
+// status maps a replica's status, with its KV-event subscription.
+func (s *replicaService) status(st scoring.ReplicaStatus) *v1.ReplicaStatus {
+	out := replicaStatus(st)
+	if s.sources == nil {
+		return out
+	}
+	if ep, ok := s.sources.endpoint(st.ID); ok {
+		out.Replica.KvEvents = &v1.KVEventSource{
+			Endpoint:         ep.Live,
+			ReplayEndpoint:   ep.Replay,
+			Topic:            ep.Topic,
+			Bind:             ep.Bind,
+			DataParallelSize: int32(ep.Ranks),
+		}
+	}
+	return out
+}
+
+// kvEventSource validates a registration's kv_events; nil when unset.
+func kvEventSource(r *v1.Replica) (*vllm.Endpoint, error) {
+	src := r.GetKvEvents()
+	if src == nil {
+		return nil, nil
+	}
+	if src.GetDataParallelSize() < 0 {
+		return nil, invalid("replica.kv_events.data_parallel_size", "must not be negative, got %d", src.GetDataParallelSize())
+	}
+	ep := vllm.Endpoint{
+		Replica: r.GetId(),
+		Live:    src.GetEndpoint(),
+		Replay:  src.GetReplayEndpoint(),
+		Topic:   src.GetTopic(),
+		Bind:    src.GetBind(),
+		Ranks:   int(src.GetDataParallelSize()),
+	}
+	if ep.Live == "" {
+		return nil, invalid("replica.kv_events.endpoint", "is required")
+	}
+	if err := ep.Validate(); err != nil {
+		return nil, invalid("replica.kv_events", "%v", err)
+	}
+	return &ep, nil
 }

@@ -17,6 +17,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/switchyard-llm/switchyard/clients/vllm"
 	v1 "github.com/switchyard-llm/switchyard/gen/go/switchyard/v1"
 	"github.com/switchyard-llm/switchyard/gen/go/switchyard/v1/switchyardv1connect"
 	"github.com/switchyard-llm/switchyard/scoring"
@@ -28,6 +29,9 @@ type Server struct {
 	log    *slog.Logger
 	router *scoring.Router
 	audit  *AuditLog
+	kv     *KVCounters
+	zmq    *kvSources // subscriptions to engines' native vLLM event streams
+	zmqErr error      // why zmq could not be built, reported by Serve
 
 	grpc       *grpc.Server
 	http       *http.Server
@@ -54,13 +58,18 @@ func New(router *scoring.Router, cfg Config) *Server {
 		log:        cfg.Logger,
 		router:     router,
 		audit:      NewAuditLog(cfg.AuditCapacity),
+		kv:         &KVCounters{},
 		grpcHealth: health.NewServer(),
 		httpHealth: grpchealth.NewStaticChecker(serviceNames...),
 	}
 	lim := limits{cfg}
 	rs := &routerService{router: router, audit: s.audit, limits: lim}
-	ks := &kvService{router: router, limits: lim}
-	ps := &replicaService{router: router, limits: lim}
+	ks := &kvService{router: router, limits: lim, counters: s.kv}
+	s.zmq, s.zmqErr = newKVSources(&vllmSink{router: router, counters: s.kv, log: s.log}, s.log)
+	if s.zmqErr == nil {
+		s.kv.zmq = s.zmq.sub.Stats
+	}
+	ps := &replicaService{router: router, limits: lim, kv: ks, sources: s.zmq}
 	as := &auditService{audit: s.audit, limits: lim}
 
 	opts := append(grpcErrors(),
@@ -102,6 +111,19 @@ func New(router *scoring.Router, cfg Config) *Server {
 // Audit returns the server's decision log.
 func (s *Server) Audit() *AuditLog { return s.audit }
 
+// KVCounters returns the server's KV-event ingestion counters.
+func (s *Server) KVCounters() *KVCounters { return s.kv }
+
+// AddKVSource subscribes to an engine's native vLLM KV-event stream (ZMQ).
+// Its replica should be registered: events of unregistered replicas are
+// counted and dropped. Call it before or after Serve.
+func (s *Server) AddKVSource(ep vllm.Endpoint) error {
+	if s.zmqErr != nil {
+		return s.zmqErr
+	}
+	return s.zmq.add(ep)
+}
+
 // Serve accepts connections on ln until Shutdown. It returns nil after a
 // Shutdown, or the error that stopped it.
 func (s *Server) Serve(ln net.Listener) error {
@@ -110,8 +132,14 @@ func (s *Server) Serve(ln net.Listener) error {
 		s.mu.Unlock()
 		return errors.New("server: Serve called twice")
 	}
+	if s.zmqErr != nil {
+		s.mu.Unlock()
+		return s.zmqErr
+	}
 	s.split = newSplitListener(ln)
 	s.mu.Unlock()
+	s.zmq.start()
+	defer s.zmq.stop()
 
 	errs := make(chan error, 2)
 	go func() { errs <- s.grpc.Serve(s.split.grpc) }()

@@ -38,7 +38,7 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 		rs:       &routerService{router: r, audit: log, limits: lim},
 		replicas: &replicaService{router: r, limits: lim},
 		audit:    &auditService{audit: log, limits: lim},
-		kv:       &kvService{router: r, limits: lim},
+		kv:       &kvService{router: r, limits: lim, counters: &KVCounters{}},
 	}
 	for _, id := range []string{"a", "b"} {
 		if _, err := f.replicas.RegisterReplica(context.Background(), &v1.RegisterReplicaRequest{Replica: &v1.Replica{Id: id, Model: "m"}}); err != nil {

@@ -28,6 +28,7 @@ func commands() []command {
 	return []command{
 		{"serve", "run the router", runServe},
 		{"pick", "send one PickReplica to a running router and print the decision", runPick},
+		{"replay", "simulate a workload on a fleet and compare routing policies", runReplay},
 		{"version", "print the version", runVersion},
 	}
 }

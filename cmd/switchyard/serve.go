@@ -40,6 +40,8 @@ type serveConfig struct {
 	maxBatchEvents  int
 	maxMessageBytes int
 	auditCapacity   int
+
+	vllmEvents vllmEndpoints
 }
 
 func (c *serveConfig) flags(fs *flag.FlagSet) {
@@ -65,6 +67,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxBatchEvents, "max-batch-events", server.DefaultMaxBatchEvents, "most events in one lifecycle or KV batch")
 	fs.IntVar(&c.maxMessageBytes, "max-message-bytes", server.DefaultMaxMessageBytes, "largest incoming message, in bytes")
 	fs.IntVar(&c.auditCapacity, "audit-capacity", server.DefaultAuditCapacity, "recent decisions kept for the audit API")
+	fs.Var(&c.vllmEvents, "vllm-events", "subscribe to a vLLM engine's ZMQ KV events (repeatable): replica=tcp://host:5557[,replay=tcp://host:5558][,topic=T][,bind][,ranks=N]")
 }
 
 func (c *serveConfig) validate() error {
@@ -154,6 +157,11 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 		AuditCapacity:   cfg.auditCapacity,
 		Logger:          log,
 	})
+	for _, ep := range cfg.vllmEvents {
+		if err := srv.AddKVSource(ep); err != nil {
+			return fmt.Errorf("-vllm-events %s: %w", ep, err)
+		}
+	}
 	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -25,23 +26,27 @@ func envName(flagName string) string {
 // (with "-" or "_") and an environment variable; all three go through the
 // flag's own parser, so they accept the same values and fail the same way.
 func loadSettings(fs *flag.FlagSet, args []string, getenv func(string) string) error {
-	// First pass: the command line alone, to find --config and reject bad
-	// flags early.
-	if err := fs.Parse(args); err != nil {
-		return err
+	// First pass: the command line alone, into stand-ins, to find -config and
+	// which flags it sets (parsing into the real flags twice would repeat
+	// repeatable ones).
+	probe := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	probe.SetOutput(io.Discard)
+	fs.VisitAll(func(f *flag.Flag) {
+		b, isBool := f.Value.(interface{ IsBoolFlag() bool })
+		probe.Var(&probeValue{isBool: isBool && b.IsBoolFlag()}, f.Name, f.Usage)
+	})
+	if err := probe.Parse(args); err != nil {
+		return fs.Parse(args) // reports the error (or prints help) as the real flags do
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments: %q", fs.Args())
+	if probe.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments: %q", probe.Args())
 	}
 	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	probe.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
-	path := ""
-	if f := fs.Lookup("config"); f != nil {
+	path := getenv(envName("config"))
+	if f := probe.Lookup("config"); f != nil && set["config"] {
 		path = f.Value.String()
-		if !set["config"] && getenv(envName("config")) != "" {
-			path = getenv(envName("config"))
-		}
 	}
 	if path != "" {
 		if err := applyConfigFile(fs, path); err != nil {
@@ -139,3 +144,13 @@ func (kv keyValues) Set(s string) error {
 	}
 	return nil
 }
+
+// probeValue stands in for a flag's value during loadSettings' first pass.
+type probeValue struct {
+	value  string
+	isBool bool
+}
+
+func (p *probeValue) String() string     { return p.value }
+func (p *probeValue) Set(s string) error { p.value = s; return nil }
+func (p *probeValue) IsBoolFlag() bool   { return p.isBool }

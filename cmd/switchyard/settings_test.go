@@ -53,6 +53,11 @@ func TestSettingsPrecedence(t *testing.T) {
 				t.Errorf("max candidates = %d, want 8 from the flag", c.maxCandidates)
 			}
 		}},
+		{"vllm events", []string{"--vllm-events", "a=tcp://127.0.0.1:5557,replay=tcp://127.0.0.1:5558", "--vllm-events", "b=tcp://*:6000"}, nil, func(t *testing.T, c *serveConfig) {
+			if len(c.vllmEvents) != 2 || c.vllmEvents[0].Replica != "a" || c.vllmEvents[0].Replay != "tcp://127.0.0.1:5558" || !c.vllmEvents[1].Bind {
+				t.Errorf("vllm events = %+v", c.vllmEvents)
+			}
+		}},
 		{"repeatable flag", []string{"--model-policy", "a=random", "--model-policy", "b=kv_affinity,c=token_load"}, nil, func(t *testing.T, c *serveConfig) {
 			if len(c.modelPolicies) != 3 || c.modelPolicies["b"] != "kv_affinity" {
 				t.Errorf("model policies = %v", c.modelPolicies)
@@ -83,6 +88,7 @@ func TestSettingsErrors(t *testing.T) {
 		{"missing file", []string{"--config", "testdata/none.yaml"}, nil, "none.yaml"},
 		{"bad env", nil, map[string]string{"SWITCHYARD_SEED": "-3"}, "SWITCHYARD_SEED"},
 		{"bad model policy", []string{"--model-policy", "llama"}, nil, "key=value"},
+		{"bad vllm events", []string{"--vllm-events", "tcp://127.0.0.1:5557"}, nil, "vllm-events"},
 		{"stray argument", []string{"extra"}, nil, "unexpected arguments"},
 		{"bad log level", []string{"--log-level", "loud"}, nil, "log-level"},
 		{"zero expiry", []string{"--request-expiry", "0s"}, nil, "request-expiry"},

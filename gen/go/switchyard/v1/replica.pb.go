@@ -88,7 +88,11 @@ type Replica struct {
 	// Free-form labels (zone, hardware, ...).
 	Labels map[string]string `protobuf:"bytes,5,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Its state; unspecified on register = ready.
-	State         ReplicaState `protobuf:"varint,6,opt,name=state,proto3,enum=switchyard.v1.ReplicaState" json:"state,omitempty"`
+	State ReplicaState `protobuf:"varint,6,opt,name=state,proto3,enum=switchyard.v1.ReplicaState" json:"state,omitempty"`
+	// Where switchyard subscribes to the engine's native vLLM KV-event stream
+	// (ZMQ). Unset = the engine does not publish there (it may still publish
+	// through KVEventService).
+	KvEvents      *KVEventSource `protobuf:"bytes,7,opt,name=kv_events,json=kvEvents,proto3" json:"kv_events,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -165,6 +169,99 @@ func (x *Replica) GetState() ReplicaState {
 	return ReplicaState_REPLICA_STATE_UNSPECIFIED
 }
 
+func (x *Replica) GetKvEvents() *KVEventSource {
+	if x != nil {
+		return x.KvEvents
+	}
+	return nil
+}
+
+// KVEventSource is a vLLM engine's ZMQ KV-event endpoint, as configured with
+// vLLM's --kv-events-config.
+type KVEventSource struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The engine's PUB endpoint, e.g. "tcp://10.0.0.5:5557" (required).
+	// Data-parallel rank r publishes on the port + r.
+	Endpoint string `protobuf:"bytes,1,opt,name=endpoint,proto3" json:"endpoint,omitempty"`
+	// The engine's replay ROUTER endpoint, e.g. "tcp://10.0.0.5:5558"; empty =
+	// none, in which case a sequence gap drops the replica's index entries.
+	ReplayEndpoint string `protobuf:"bytes,2,opt,name=replay_endpoint,json=replayEndpoint,proto3" json:"replay_endpoint,omitempty"`
+	// ZMQ topic prefix to subscribe to; empty = every topic.
+	Topic string `protobuf:"bytes,3,opt,name=topic,proto3" json:"topic,omitempty"`
+	// Bind the endpoint on switchyard's side and let the engine connect
+	// (vLLM connects when its endpoint has no "*").
+	Bind bool `protobuf:"varint,4,opt,name=bind,proto3" json:"bind,omitempty"`
+	// Number of data-parallel ranks publishing (0 = 1).
+	DataParallelSize int32 `protobuf:"varint,5,opt,name=data_parallel_size,json=dataParallelSize,proto3" json:"data_parallel_size,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *KVEventSource) Reset() {
+	*x = KVEventSource{}
+	mi := &file_switchyard_v1_replica_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *KVEventSource) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*KVEventSource) ProtoMessage() {}
+
+func (x *KVEventSource) ProtoReflect() protoreflect.Message {
+	mi := &file_switchyard_v1_replica_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use KVEventSource.ProtoReflect.Descriptor instead.
+func (*KVEventSource) Descriptor() ([]byte, []int) {
+	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *KVEventSource) GetEndpoint() string {
+	if x != nil {
+		return x.Endpoint
+	}
+	return ""
+}
+
+func (x *KVEventSource) GetReplayEndpoint() string {
+	if x != nil {
+		return x.ReplayEndpoint
+	}
+	return ""
+}
+
+func (x *KVEventSource) GetTopic() string {
+	if x != nil {
+		return x.Topic
+	}
+	return ""
+}
+
+func (x *KVEventSource) GetBind() bool {
+	if x != nil {
+		return x.Bind
+	}
+	return false
+}
+
+func (x *KVEventSource) GetDataParallelSize() int32 {
+	if x != nil {
+		return x.DataParallelSize
+	}
+	return 0
+}
+
 // ReplicaCapacity is what a replica can hold and compute.
 type ReplicaCapacity struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -178,7 +275,7 @@ type ReplicaCapacity struct {
 
 func (x *ReplicaCapacity) Reset() {
 	*x = ReplicaCapacity{}
-	mi := &file_switchyard_v1_replica_proto_msgTypes[1]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -190,7 +287,7 @@ func (x *ReplicaCapacity) String() string {
 func (*ReplicaCapacity) ProtoMessage() {}
 
 func (x *ReplicaCapacity) ProtoReflect() protoreflect.Message {
-	mi := &file_switchyard_v1_replica_proto_msgTypes[1]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -203,7 +300,7 @@ func (x *ReplicaCapacity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplicaCapacity.ProtoReflect.Descriptor instead.
 func (*ReplicaCapacity) Descriptor() ([]byte, []int) {
-	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{1}
+	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ReplicaCapacity) GetKvBlocks() int64 {
@@ -235,7 +332,7 @@ type ReplicaStatus struct {
 
 func (x *ReplicaStatus) Reset() {
 	*x = ReplicaStatus{}
-	mi := &file_switchyard_v1_replica_proto_msgTypes[2]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -247,7 +344,7 @@ func (x *ReplicaStatus) String() string {
 func (*ReplicaStatus) ProtoMessage() {}
 
 func (x *ReplicaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_switchyard_v1_replica_proto_msgTypes[2]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -260,7 +357,7 @@ func (x *ReplicaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplicaStatus.ProtoReflect.Descriptor instead.
 func (*ReplicaStatus) Descriptor() ([]byte, []int) {
-	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{2}
+	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ReplicaStatus) GetReplica() *Replica {
@@ -299,7 +396,7 @@ type ReplicaLoad struct {
 
 func (x *ReplicaLoad) Reset() {
 	*x = ReplicaLoad{}
-	mi := &file_switchyard_v1_replica_proto_msgTypes[3]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -311,7 +408,7 @@ func (x *ReplicaLoad) String() string {
 func (*ReplicaLoad) ProtoMessage() {}
 
 func (x *ReplicaLoad) ProtoReflect() protoreflect.Message {
-	mi := &file_switchyard_v1_replica_proto_msgTypes[3]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -324,7 +421,7 @@ func (x *ReplicaLoad) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplicaLoad.ProtoReflect.Descriptor instead.
 func (*ReplicaLoad) Descriptor() ([]byte, []int) {
-	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{3}
+	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ReplicaLoad) GetPrefillTokens() int64 {
@@ -363,7 +460,7 @@ type ReplicaCache struct {
 
 func (x *ReplicaCache) Reset() {
 	*x = ReplicaCache{}
-	mi := &file_switchyard_v1_replica_proto_msgTypes[4]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -375,7 +472,7 @@ func (x *ReplicaCache) String() string {
 func (*ReplicaCache) ProtoMessage() {}
 
 func (x *ReplicaCache) ProtoReflect() protoreflect.Message {
-	mi := &file_switchyard_v1_replica_proto_msgTypes[4]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -388,7 +485,7 @@ func (x *ReplicaCache) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplicaCache.ProtoReflect.Descriptor instead.
 func (*ReplicaCache) Descriptor() ([]byte, []int) {
-	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{4}
+	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ReplicaCache) GetDeviceBlocks() int64 {
@@ -423,7 +520,7 @@ type RegisterReplicaRequest struct {
 
 func (x *RegisterReplicaRequest) Reset() {
 	*x = RegisterReplicaRequest{}
-	mi := &file_switchyard_v1_replica_proto_msgTypes[5]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -435,7 +532,7 @@ func (x *RegisterReplicaRequest) String() string {
 func (*RegisterReplicaRequest) ProtoMessage() {}
 
 func (x *RegisterReplicaRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchyard_v1_replica_proto_msgTypes[5]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -448,7 +545,7 @@ func (x *RegisterReplicaRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterReplicaRequest.ProtoReflect.Descriptor instead.
 func (*RegisterReplicaRequest) Descriptor() ([]byte, []int) {
-	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{5}
+	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *RegisterReplicaRequest) GetReplica() *Replica {
@@ -469,7 +566,7 @@ type RegisterReplicaResponse struct {
 
 func (x *RegisterReplicaResponse) Reset() {
 	*x = RegisterReplicaResponse{}
-	mi := &file_switchyard_v1_replica_proto_msgTypes[6]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -481,7 +578,7 @@ func (x *RegisterReplicaResponse) String() string {
 func (*RegisterReplicaResponse) ProtoMessage() {}
 
 func (x *RegisterReplicaResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchyard_v1_replica_proto_msgTypes[6]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -494,7 +591,7 @@ func (x *RegisterReplicaResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterReplicaResponse.ProtoReflect.Descriptor instead.
 func (*RegisterReplicaResponse) Descriptor() ([]byte, []int) {
-	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{6}
+	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RegisterReplicaResponse) GetStatus() *ReplicaStatus {
@@ -515,7 +612,7 @@ type DeregisterReplicaRequest struct {
 
 func (x *DeregisterReplicaRequest) Reset() {
 	*x = DeregisterReplicaRequest{}
-	mi := &file_switchyard_v1_replica_proto_msgTypes[7]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -527,7 +624,7 @@ func (x *DeregisterReplicaRequest) String() string {
 func (*DeregisterReplicaRequest) ProtoMessage() {}
 
 func (x *DeregisterReplicaRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchyard_v1_replica_proto_msgTypes[7]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -540,7 +637,7 @@ func (x *DeregisterReplicaRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeregisterReplicaRequest.ProtoReflect.Descriptor instead.
 func (*DeregisterReplicaRequest) Descriptor() ([]byte, []int) {
-	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{7}
+	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *DeregisterReplicaRequest) GetReplicaId() string {
@@ -559,7 +656,7 @@ type DeregisterReplicaResponse struct {
 
 func (x *DeregisterReplicaResponse) Reset() {
 	*x = DeregisterReplicaResponse{}
-	mi := &file_switchyard_v1_replica_proto_msgTypes[8]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -571,7 +668,7 @@ func (x *DeregisterReplicaResponse) String() string {
 func (*DeregisterReplicaResponse) ProtoMessage() {}
 
 func (x *DeregisterReplicaResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchyard_v1_replica_proto_msgTypes[8]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -584,7 +681,7 @@ func (x *DeregisterReplicaResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeregisterReplicaResponse.ProtoReflect.Descriptor instead.
 func (*DeregisterReplicaResponse) Descriptor() ([]byte, []int) {
-	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{8}
+	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{9}
 }
 
 // SetReplicaStateRequest changes one replica's state.
@@ -600,7 +697,7 @@ type SetReplicaStateRequest struct {
 
 func (x *SetReplicaStateRequest) Reset() {
 	*x = SetReplicaStateRequest{}
-	mi := &file_switchyard_v1_replica_proto_msgTypes[9]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -612,7 +709,7 @@ func (x *SetReplicaStateRequest) String() string {
 func (*SetReplicaStateRequest) ProtoMessage() {}
 
 func (x *SetReplicaStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchyard_v1_replica_proto_msgTypes[9]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -625,7 +722,7 @@ func (x *SetReplicaStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetReplicaStateRequest.ProtoReflect.Descriptor instead.
 func (*SetReplicaStateRequest) Descriptor() ([]byte, []int) {
-	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{9}
+	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SetReplicaStateRequest) GetReplicaId() string {
@@ -653,7 +750,7 @@ type SetReplicaStateResponse struct {
 
 func (x *SetReplicaStateResponse) Reset() {
 	*x = SetReplicaStateResponse{}
-	mi := &file_switchyard_v1_replica_proto_msgTypes[10]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -665,7 +762,7 @@ func (x *SetReplicaStateResponse) String() string {
 func (*SetReplicaStateResponse) ProtoMessage() {}
 
 func (x *SetReplicaStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchyard_v1_replica_proto_msgTypes[10]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -678,7 +775,7 @@ func (x *SetReplicaStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetReplicaStateResponse.ProtoReflect.Descriptor instead.
 func (*SetReplicaStateResponse) Descriptor() ([]byte, []int) {
-	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{10}
+	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *SetReplicaStateResponse) GetStatus() *ReplicaStatus {
@@ -699,7 +796,7 @@ type ListReplicasRequest struct {
 
 func (x *ListReplicasRequest) Reset() {
 	*x = ListReplicasRequest{}
-	mi := &file_switchyard_v1_replica_proto_msgTypes[11]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -711,7 +808,7 @@ func (x *ListReplicasRequest) String() string {
 func (*ListReplicasRequest) ProtoMessage() {}
 
 func (x *ListReplicasRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchyard_v1_replica_proto_msgTypes[11]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -724,7 +821,7 @@ func (x *ListReplicasRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListReplicasRequest.ProtoReflect.Descriptor instead.
 func (*ListReplicasRequest) Descriptor() ([]byte, []int) {
-	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{11}
+	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListReplicasRequest) GetModel() string {
@@ -745,7 +842,7 @@ type ListReplicasResponse struct {
 
 func (x *ListReplicasResponse) Reset() {
 	*x = ListReplicasResponse{}
-	mi := &file_switchyard_v1_replica_proto_msgTypes[12]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -757,7 +854,7 @@ func (x *ListReplicasResponse) String() string {
 func (*ListReplicasResponse) ProtoMessage() {}
 
 func (x *ListReplicasResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchyard_v1_replica_proto_msgTypes[12]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -770,7 +867,7 @@ func (x *ListReplicasResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListReplicasResponse.ProtoReflect.Descriptor instead.
 func (*ListReplicasResponse) Descriptor() ([]byte, []int) {
-	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{12}
+	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListReplicasResponse) GetReplicas() []*ReplicaStatus {
@@ -784,17 +881,24 @@ var File_switchyard_v1_replica_proto protoreflect.FileDescriptor
 
 const file_switchyard_v1_replica_proto_rawDesc = "" +
 	"\n" +
-	"\x1bswitchyard/v1/replica.proto\x12\rswitchyard.v1\"\xaf\x02\n" +
+	"\x1bswitchyard/v1/replica.proto\x12\rswitchyard.v1\"\xea\x02\n" +
 	"\aReplica\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x12\x18\n" +
 	"\aaddress\x18\x03 \x01(\tR\aaddress\x12:\n" +
 	"\bcapacity\x18\x04 \x01(\v2\x1e.switchyard.v1.ReplicaCapacityR\bcapacity\x12:\n" +
 	"\x06labels\x18\x05 \x03(\v2\".switchyard.v1.Replica.LabelsEntryR\x06labels\x121\n" +
-	"\x05state\x18\x06 \x01(\x0e2\x1b.switchyard.v1.ReplicaStateR\x05state\x1a9\n" +
+	"\x05state\x18\x06 \x01(\x0e2\x1b.switchyard.v1.ReplicaStateR\x05state\x129\n" +
+	"\tkv_events\x18\a \x01(\v2\x1c.switchyard.v1.KVEventSourceR\bkvEvents\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\\\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xac\x01\n" +
+	"\rKVEventSource\x12\x1a\n" +
+	"\bendpoint\x18\x01 \x01(\tR\bendpoint\x12'\n" +
+	"\x0freplay_endpoint\x18\x02 \x01(\tR\x0ereplayEndpoint\x12\x14\n" +
+	"\x05topic\x18\x03 \x01(\tR\x05topic\x12\x12\n" +
+	"\x04bind\x18\x04 \x01(\bR\x04bind\x12,\n" +
+	"\x12data_parallel_size\x18\x05 \x01(\x05R\x10dataParallelSize\"\\\n" +
 	"\x0fReplicaCapacity\x12\x1b\n" +
 	"\tkv_blocks\x18\x01 \x01(\x03R\bkvBlocks\x12,\n" +
 	"\x12max_batched_tokens\x18\x02 \x01(\x03R\x10maxBatchedTokens\"\xa4\x01\n" +
@@ -853,49 +957,51 @@ func file_switchyard_v1_replica_proto_rawDescGZIP() []byte {
 }
 
 var file_switchyard_v1_replica_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_switchyard_v1_replica_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_switchyard_v1_replica_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_switchyard_v1_replica_proto_goTypes = []any{
 	(ReplicaState)(0),                 // 0: switchyard.v1.ReplicaState
 	(*Replica)(nil),                   // 1: switchyard.v1.Replica
-	(*ReplicaCapacity)(nil),           // 2: switchyard.v1.ReplicaCapacity
-	(*ReplicaStatus)(nil),             // 3: switchyard.v1.ReplicaStatus
-	(*ReplicaLoad)(nil),               // 4: switchyard.v1.ReplicaLoad
-	(*ReplicaCache)(nil),              // 5: switchyard.v1.ReplicaCache
-	(*RegisterReplicaRequest)(nil),    // 6: switchyard.v1.RegisterReplicaRequest
-	(*RegisterReplicaResponse)(nil),   // 7: switchyard.v1.RegisterReplicaResponse
-	(*DeregisterReplicaRequest)(nil),  // 8: switchyard.v1.DeregisterReplicaRequest
-	(*DeregisterReplicaResponse)(nil), // 9: switchyard.v1.DeregisterReplicaResponse
-	(*SetReplicaStateRequest)(nil),    // 10: switchyard.v1.SetReplicaStateRequest
-	(*SetReplicaStateResponse)(nil),   // 11: switchyard.v1.SetReplicaStateResponse
-	(*ListReplicasRequest)(nil),       // 12: switchyard.v1.ListReplicasRequest
-	(*ListReplicasResponse)(nil),      // 13: switchyard.v1.ListReplicasResponse
-	nil,                               // 14: switchyard.v1.Replica.LabelsEntry
+	(*KVEventSource)(nil),             // 2: switchyard.v1.KVEventSource
+	(*ReplicaCapacity)(nil),           // 3: switchyard.v1.ReplicaCapacity
+	(*ReplicaStatus)(nil),             // 4: switchyard.v1.ReplicaStatus
+	(*ReplicaLoad)(nil),               // 5: switchyard.v1.ReplicaLoad
+	(*ReplicaCache)(nil),              // 6: switchyard.v1.ReplicaCache
+	(*RegisterReplicaRequest)(nil),    // 7: switchyard.v1.RegisterReplicaRequest
+	(*RegisterReplicaResponse)(nil),   // 8: switchyard.v1.RegisterReplicaResponse
+	(*DeregisterReplicaRequest)(nil),  // 9: switchyard.v1.DeregisterReplicaRequest
+	(*DeregisterReplicaResponse)(nil), // 10: switchyard.v1.DeregisterReplicaResponse
+	(*SetReplicaStateRequest)(nil),    // 11: switchyard.v1.SetReplicaStateRequest
+	(*SetReplicaStateResponse)(nil),   // 12: switchyard.v1.SetReplicaStateResponse
+	(*ListReplicasRequest)(nil),       // 13: switchyard.v1.ListReplicasRequest
+	(*ListReplicasResponse)(nil),      // 14: switchyard.v1.ListReplicasResponse
+	nil,                               // 15: switchyard.v1.Replica.LabelsEntry
 }
 var file_switchyard_v1_replica_proto_depIdxs = []int32{
-	2,  // 0: switchyard.v1.Replica.capacity:type_name -> switchyard.v1.ReplicaCapacity
-	14, // 1: switchyard.v1.Replica.labels:type_name -> switchyard.v1.Replica.LabelsEntry
+	3,  // 0: switchyard.v1.Replica.capacity:type_name -> switchyard.v1.ReplicaCapacity
+	15, // 1: switchyard.v1.Replica.labels:type_name -> switchyard.v1.Replica.LabelsEntry
 	0,  // 2: switchyard.v1.Replica.state:type_name -> switchyard.v1.ReplicaState
-	1,  // 3: switchyard.v1.ReplicaStatus.replica:type_name -> switchyard.v1.Replica
-	4,  // 4: switchyard.v1.ReplicaStatus.load:type_name -> switchyard.v1.ReplicaLoad
-	5,  // 5: switchyard.v1.ReplicaStatus.cache:type_name -> switchyard.v1.ReplicaCache
-	1,  // 6: switchyard.v1.RegisterReplicaRequest.replica:type_name -> switchyard.v1.Replica
-	3,  // 7: switchyard.v1.RegisterReplicaResponse.status:type_name -> switchyard.v1.ReplicaStatus
-	0,  // 8: switchyard.v1.SetReplicaStateRequest.state:type_name -> switchyard.v1.ReplicaState
-	3,  // 9: switchyard.v1.SetReplicaStateResponse.status:type_name -> switchyard.v1.ReplicaStatus
-	3,  // 10: switchyard.v1.ListReplicasResponse.replicas:type_name -> switchyard.v1.ReplicaStatus
-	6,  // 11: switchyard.v1.ReplicaService.RegisterReplica:input_type -> switchyard.v1.RegisterReplicaRequest
-	8,  // 12: switchyard.v1.ReplicaService.DeregisterReplica:input_type -> switchyard.v1.DeregisterReplicaRequest
-	10, // 13: switchyard.v1.ReplicaService.SetReplicaState:input_type -> switchyard.v1.SetReplicaStateRequest
-	12, // 14: switchyard.v1.ReplicaService.ListReplicas:input_type -> switchyard.v1.ListReplicasRequest
-	7,  // 15: switchyard.v1.ReplicaService.RegisterReplica:output_type -> switchyard.v1.RegisterReplicaResponse
-	9,  // 16: switchyard.v1.ReplicaService.DeregisterReplica:output_type -> switchyard.v1.DeregisterReplicaResponse
-	11, // 17: switchyard.v1.ReplicaService.SetReplicaState:output_type -> switchyard.v1.SetReplicaStateResponse
-	13, // 18: switchyard.v1.ReplicaService.ListReplicas:output_type -> switchyard.v1.ListReplicasResponse
-	15, // [15:19] is the sub-list for method output_type
-	11, // [11:15] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	2,  // 3: switchyard.v1.Replica.kv_events:type_name -> switchyard.v1.KVEventSource
+	1,  // 4: switchyard.v1.ReplicaStatus.replica:type_name -> switchyard.v1.Replica
+	5,  // 5: switchyard.v1.ReplicaStatus.load:type_name -> switchyard.v1.ReplicaLoad
+	6,  // 6: switchyard.v1.ReplicaStatus.cache:type_name -> switchyard.v1.ReplicaCache
+	1,  // 7: switchyard.v1.RegisterReplicaRequest.replica:type_name -> switchyard.v1.Replica
+	4,  // 8: switchyard.v1.RegisterReplicaResponse.status:type_name -> switchyard.v1.ReplicaStatus
+	0,  // 9: switchyard.v1.SetReplicaStateRequest.state:type_name -> switchyard.v1.ReplicaState
+	4,  // 10: switchyard.v1.SetReplicaStateResponse.status:type_name -> switchyard.v1.ReplicaStatus
+	4,  // 11: switchyard.v1.ListReplicasResponse.replicas:type_name -> switchyard.v1.ReplicaStatus
+	7,  // 12: switchyard.v1.ReplicaService.RegisterReplica:input_type -> switchyard.v1.RegisterReplicaRequest
+	9,  // 13: switchyard.v1.ReplicaService.DeregisterReplica:input_type -> switchyard.v1.DeregisterReplicaRequest
+	11, // 14: switchyard.v1.ReplicaService.SetReplicaState:input_type -> switchyard.v1.SetReplicaStateRequest
+	13, // 15: switchyard.v1.ReplicaService.ListReplicas:input_type -> switchyard.v1.ListReplicasRequest
+	8,  // 16: switchyard.v1.ReplicaService.RegisterReplica:output_type -> switchyard.v1.RegisterReplicaResponse
+	10, // 17: switchyard.v1.ReplicaService.DeregisterReplica:output_type -> switchyard.v1.DeregisterReplicaResponse
+	12, // 18: switchyard.v1.ReplicaService.SetReplicaState:output_type -> switchyard.v1.SetReplicaStateResponse
+	14, // 19: switchyard.v1.ReplicaService.ListReplicas:output_type -> switchyard.v1.ListReplicasResponse
+	16, // [16:20] is the sub-list for method output_type
+	12, // [12:16] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_switchyard_v1_replica_proto_init() }
@@ -909,7 +1015,7 @@ func file_switchyard_v1_replica_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchyard_v1_replica_proto_rawDesc), len(file_switchyard_v1_replica_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   14,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -13,7 +13,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bswitchyard/v1/replica.proto\x12\rswitchyard.v1\"\xf6\x01\n\x07Replica\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05model\x18\x02 \x01(\t\x12\x0f\n\x07\x61\x64\x64ress\x18\x03 \x01(\t\x12\x30\n\x08\x63\x61pacity\x18\x04 \x01(\x0b\x32\x1e.switchyard.v1.ReplicaCapacity\x12\x32\n\x06labels\x18\x05 \x03(\x0b\x32\".switchyard.v1.Replica.LabelsEntry\x12*\n\x05state\x18\x06 \x01(\x0e\x32\x1b.switchyard.v1.ReplicaState\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"@\n\x0fReplicaCapacity\x12\x11\n\tkv_blocks\x18\x01 \x01(\x03\x12\x1a\n\x12max_batched_tokens\x18\x02 \x01(\x03\"\x8e\x01\n\rReplicaStatus\x12\'\n\x07replica\x18\x01 \x01(\x0b\x32\x16.switchyard.v1.Replica\x12(\n\x04load\x18\x02 \x01(\x0b\x32\x1a.switchyard.v1.ReplicaLoad\x12*\n\x05\x63\x61\x63he\x18\x03 \x01(\x0b\x32\x1b.switchyard.v1.ReplicaCache\"U\n\x0bReplicaLoad\x12\x16\n\x0eprefill_tokens\x18\x01 \x01(\x03\x12\x15\n\rdecode_blocks\x18\x02 \x01(\x03\x12\x17\n\x0f\x61\x63tive_requests\x18\x03 \x01(\x03\"O\n\x0cReplicaCache\x12\x15\n\rdevice_blocks\x18\x01 \x01(\x03\x12\x13\n\x0bhost_blocks\x18\x02 \x01(\x03\x12\x13\n\x0b\x64isk_blocks\x18\x03 \x01(\x03\"A\n\x16RegisterReplicaRequest\x12\'\n\x07replica\x18\x01 \x01(\x0b\x32\x16.switchyard.v1.Replica\"G\n\x17RegisterReplicaResponse\x12,\n\x06status\x18\x01 \x01(\x0b\x32\x1c.switchyard.v1.ReplicaStatus\".\n\x18\x44\x65registerReplicaRequest\x12\x12\n\nreplica_id\x18\x01 \x01(\t\"\x1b\n\x19\x44\x65registerReplicaResponse\"X\n\x16SetReplicaStateRequest\x12\x12\n\nreplica_id\x18\x01 \x01(\t\x12*\n\x05state\x18\x02 \x01(\x0e\x32\x1b.switchyard.v1.ReplicaState\"G\n\x17SetReplicaStateResponse\x12,\n\x06status\x18\x01 \x01(\x0b\x32\x1c.switchyard.v1.ReplicaStatus\"$\n\x13ListReplicasRequest\x12\r\n\x05model\x18\x01 \x01(\t\"F\n\x14ListReplicasResponse\x12.\n\x08replicas\x18\x01 \x03(\x0b\x32\x1c.switchyard.v1.ReplicaStatus*b\n\x0cReplicaState\x12\x1d\n\x19REPLICA_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13REPLICA_STATE_READY\x10\x01\x12\x1a\n\x16REPLICA_STATE_DRAINING\x10\x02\x32\x95\x03\n\x0eReplicaService\x12`\n\x0fRegisterReplica\x12%.switchyard.v1.RegisterReplicaRequest\x1a&.switchyard.v1.RegisterReplicaResponse\x12\x66\n\x11\x44\x65registerReplica\x12\'.switchyard.v1.DeregisterReplicaRequest\x1a(.switchyard.v1.DeregisterReplicaResponse\x12`\n\x0fSetReplicaState\x12%.switchyard.v1.SetReplicaStateRequest\x1a&.switchyard.v1.SetReplicaStateResponse\x12W\n\x0cListReplicas\x12\".switchyard.v1.ListReplicasRequest\x1a#.switchyard.v1.ListReplicasResponseBHZFgithub.com/switchyard-llm/switchyard/gen/go/switchyard/v1;switchyardv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bswitchyard/v1/replica.proto\x12\rswitchyard.v1\"\xa7\x02\n\x07Replica\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05model\x18\x02 \x01(\t\x12\x0f\n\x07\x61\x64\x64ress\x18\x03 \x01(\t\x12\x30\n\x08\x63\x61pacity\x18\x04 \x01(\x0b\x32\x1e.switchyard.v1.ReplicaCapacity\x12\x32\n\x06labels\x18\x05 \x03(\x0b\x32\".switchyard.v1.Replica.LabelsEntry\x12*\n\x05state\x18\x06 \x01(\x0e\x32\x1b.switchyard.v1.ReplicaState\x12/\n\tkv_events\x18\x07 \x01(\x0b\x32\x1c.switchyard.v1.KVEventSource\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"s\n\rKVEventSource\x12\x10\n\x08\x65ndpoint\x18\x01 \x01(\t\x12\x17\n\x0freplay_endpoint\x18\x02 \x01(\t\x12\r\n\x05topic\x18\x03 \x01(\t\x12\x0c\n\x04\x62ind\x18\x04 \x01(\x08\x12\x1a\n\x12\x64\x61ta_parallel_size\x18\x05 \x01(\x05\"@\n\x0fReplicaCapacity\x12\x11\n\tkv_blocks\x18\x01 \x01(\x03\x12\x1a\n\x12max_batched_tokens\x18\x02 \x01(\x03\"\x8e\x01\n\rReplicaStatus\x12\'\n\x07replica\x18\x01 \x01(\x0b\x32\x16.switchyard.v1.Replica\x12(\n\x04load\x18\x02 \x01(\x0b\x32\x1a.switchyard.v1.ReplicaLoad\x12*\n\x05\x63\x61\x63he\x18\x03 \x01(\x0b\x32\x1b.switchyard.v1.ReplicaCache\"U\n\x0bReplicaLoad\x12\x16\n\x0eprefill_tokens\x18\x01 \x01(\x03\x12\x15\n\rdecode_blocks\x18\x02 \x01(\x03\x12\x17\n\x0f\x61\x63tive_requests\x18\x03 \x01(\x03\"O\n\x0cReplicaCache\x12\x15\n\rdevice_blocks\x18\x01 \x01(\x03\x12\x13\n\x0bhost_blocks\x18\x02 \x01(\x03\x12\x13\n\x0b\x64isk_blocks\x18\x03 \x01(\x03\"A\n\x16RegisterReplicaRequest\x12\'\n\x07replica\x18\x01 \x01(\x0b\x32\x16.switchyard.v1.Replica\"G\n\x17RegisterReplicaResponse\x12,\n\x06status\x18\x01 \x01(\x0b\x32\x1c.switchyard.v1.ReplicaStatus\".\n\x18\x44\x65registerReplicaRequest\x12\x12\n\nreplica_id\x18\x01 \x01(\t\"\x1b\n\x19\x44\x65registerReplicaResponse\"X\n\x16SetReplicaStateRequest\x12\x12\n\nreplica_id\x18\x01 \x01(\t\x12*\n\x05state\x18\x02 \x01(\x0e\x32\x1b.switchyard.v1.ReplicaState\"G\n\x17SetReplicaStateResponse\x12,\n\x06status\x18\x01 \x01(\x0b\x32\x1c.switchyard.v1.ReplicaStatus\"$\n\x13ListReplicasRequest\x12\r\n\x05model\x18\x01 \x01(\t\"F\n\x14ListReplicasResponse\x12.\n\x08replicas\x18\x01 \x03(\x0b\x32\x1c.switchyard.v1.ReplicaStatus*b\n\x0cReplicaState\x12\x1d\n\x19REPLICA_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13REPLICA_STATE_READY\x10\x01\x12\x1a\n\x16REPLICA_STATE_DRAINING\x10\x02\x32\x95\x03\n\x0eReplicaService\x12`\n\x0fRegisterReplica\x12%.switchyard.v1.RegisterReplicaRequest\x1a&.switchyard.v1.RegisterReplicaResponse\x12\x66\n\x11\x44\x65registerReplica\x12\'.switchyard.v1.DeregisterReplicaRequest\x1a(.switchyard.v1.DeregisterReplicaResponse\x12`\n\x0fSetReplicaState\x12%.switchyard.v1.SetReplicaStateRequest\x1a&.switchyard.v1.SetReplicaStateResponse\x12W\n\x0cListReplicas\x12\".switchyard.v1.ListReplicasRequest\x1a#.switchyard.v1.ListReplicasResponseBHZFgithub.com/switchyard-llm/switchyard/gen/go/switchyard/v1;switchyardv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'switchyard.v1.replica_pb2', globals())
@@ -23,36 +23,38 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   DESCRIPTOR._serialized_options = b'ZFgithub.com/switchyard-llm/switchyard/gen/go/switchyard/v1;switchyardv1'
   _REPLICA_LABELSENTRY._options = None
   _REPLICA_LABELSENTRY._serialized_options = b'8\001'
-  _REPLICASTATE._serialized_start=1164
-  _REPLICASTATE._serialized_end=1262
+  _REPLICASTATE._serialized_start=1330
+  _REPLICASTATE._serialized_end=1428
   _REPLICA._serialized_start=47
-  _REPLICA._serialized_end=293
-  _REPLICA_LABELSENTRY._serialized_start=248
-  _REPLICA_LABELSENTRY._serialized_end=293
-  _REPLICACAPACITY._serialized_start=295
-  _REPLICACAPACITY._serialized_end=359
-  _REPLICASTATUS._serialized_start=362
-  _REPLICASTATUS._serialized_end=504
-  _REPLICALOAD._serialized_start=506
-  _REPLICALOAD._serialized_end=591
-  _REPLICACACHE._serialized_start=593
-  _REPLICACACHE._serialized_end=672
-  _REGISTERREPLICAREQUEST._serialized_start=674
-  _REGISTERREPLICAREQUEST._serialized_end=739
-  _REGISTERREPLICARESPONSE._serialized_start=741
-  _REGISTERREPLICARESPONSE._serialized_end=812
-  _DEREGISTERREPLICAREQUEST._serialized_start=814
-  _DEREGISTERREPLICAREQUEST._serialized_end=860
-  _DEREGISTERREPLICARESPONSE._serialized_start=862
-  _DEREGISTERREPLICARESPONSE._serialized_end=889
-  _SETREPLICASTATEREQUEST._serialized_start=891
-  _SETREPLICASTATEREQUEST._serialized_end=979
-  _SETREPLICASTATERESPONSE._serialized_start=981
-  _SETREPLICASTATERESPONSE._serialized_end=1052
-  _LISTREPLICASREQUEST._serialized_start=1054
-  _LISTREPLICASREQUEST._serialized_end=1090
-  _LISTREPLICASRESPONSE._serialized_start=1092
-  _LISTREPLICASRESPONSE._serialized_end=1162
-  _REPLICASERVICE._serialized_start=1265
-  _REPLICASERVICE._serialized_end=1670
+  _REPLICA._serialized_end=342
+  _REPLICA_LABELSENTRY._serialized_start=297
+  _REPLICA_LABELSENTRY._serialized_end=342
+  _KVEVENTSOURCE._serialized_start=344
+  _KVEVENTSOURCE._serialized_end=459
+  _REPLICACAPACITY._serialized_start=461
+  _REPLICACAPACITY._serialized_end=525
+  _REPLICASTATUS._serialized_start=528
+  _REPLICASTATUS._serialized_end=670
+  _REPLICALOAD._serialized_start=672
+  _REPLICALOAD._serialized_end=757
+  _REPLICACACHE._serialized_start=759
+  _REPLICACACHE._serialized_end=838
+  _REGISTERREPLICAREQUEST._serialized_start=840
+  _REGISTERREPLICAREQUEST._serialized_end=905
+  _REGISTERREPLICARESPONSE._serialized_start=907
+  _REGISTERREPLICARESPONSE._serialized_end=978
+  _DEREGISTERREPLICAREQUEST._serialized_start=980
+  _DEREGISTERREPLICAREQUEST._serialized_end=1026
+  _DEREGISTERREPLICARESPONSE._serialized_start=1028
+  _DEREGISTERREPLICARESPONSE._serialized_end=1055
+  _SETREPLICASTATEREQUEST._serialized_start=1057
+  _SETREPLICASTATEREQUEST._serialized_end=1145
+  _SETREPLICASTATERESPONSE._serialized_start=1147
+  _SETREPLICASTATERESPONSE._serialized_end=1218
+  _LISTREPLICASREQUEST._serialized_start=1220
+  _LISTREPLICASREQUEST._serialized_end=1256
+  _LISTREPLICASRESPONSE._serialized_start=1258
+  _LISTREPLICASRESPONSE._serialized_end=1328
+  _REPLICASERVICE._serialized_start=1431
+  _REPLICASERVICE._serialized_end=1836
 # @@protoc_insertion_point(module_scope)

@@ -19,6 +19,20 @@ class DeregisterReplicaResponse(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
 
+class KVEventSource(_message.Message):
+    __slots__ = ["bind", "data_parallel_size", "endpoint", "replay_endpoint", "topic"]
+    BIND_FIELD_NUMBER: _ClassVar[int]
+    DATA_PARALLEL_SIZE_FIELD_NUMBER: _ClassVar[int]
+    ENDPOINT_FIELD_NUMBER: _ClassVar[int]
+    REPLAY_ENDPOINT_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
+    bind: bool
+    data_parallel_size: int
+    endpoint: str
+    replay_endpoint: str
+    topic: str
+    def __init__(self, endpoint: _Optional[str] = ..., replay_endpoint: _Optional[str] = ..., topic: _Optional[str] = ..., bind: bool = ..., data_parallel_size: _Optional[int] = ...) -> None: ...
+
 class ListReplicasRequest(_message.Message):
     __slots__ = ["model"]
     MODEL_FIELD_NUMBER: _ClassVar[int]
@@ -44,7 +58,7 @@ class RegisterReplicaResponse(_message.Message):
     def __init__(self, status: _Optional[_Union[ReplicaStatus, _Mapping]] = ...) -> None: ...
 
 class Replica(_message.Message):
-    __slots__ = ["address", "capacity", "id", "labels", "model", "state"]
+    __slots__ = ["address", "capacity", "id", "kv_events", "labels", "model", "state"]
     class LabelsEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -55,16 +69,18 @@ class Replica(_message.Message):
     ADDRESS_FIELD_NUMBER: _ClassVar[int]
     CAPACITY_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
+    KV_EVENTS_FIELD_NUMBER: _ClassVar[int]
     LABELS_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     address: str
     capacity: ReplicaCapacity
     id: str
+    kv_events: KVEventSource
     labels: _containers.ScalarMap[str, str]
     model: str
     state: ReplicaState
-    def __init__(self, id: _Optional[str] = ..., model: _Optional[str] = ..., address: _Optional[str] = ..., capacity: _Optional[_Union[ReplicaCapacity, _Mapping]] = ..., labels: _Optional[_Mapping[str, str]] = ..., state: _Optional[_Union[ReplicaState, str]] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., model: _Optional[str] = ..., address: _Optional[str] = ..., capacity: _Optional[_Union[ReplicaCapacity, _Mapping]] = ..., labels: _Optional[_Mapping[str, str]] = ..., state: _Optional[_Union[ReplicaState, str]] = ..., kv_events: _Optional[_Union[KVEventSource, _Mapping]] = ...) -> None: ...
 
 class ReplicaCache(_message.Message):
     __slots__ = ["device_blocks", "disk_blocks", "host_blocks"]

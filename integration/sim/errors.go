@@ -1,0 +1,6 @@
+package sim
+
+import "errors"
+
+// ErrInvalid reports an invalid simulation configuration or policy spec.
+var ErrInvalid = errors.New("sim: invalid configuration")
