@@ -105,9 +105,8 @@ func ExampleKVPublisher() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// The stream began with a resync (AllBlocksCleared), then the store.
 	fmt.Println("events applied:", totals.GetEventsApplied(), "cached tokens:", pick.GetCachedTokens())
-	// Output: events applied: 2 cached tokens: 32
+	// Output: events applied: 1 cached tokens: 32
 }
 
 // exampleFleet starts a server, dials it and registers replicas of model;

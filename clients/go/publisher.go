@@ -13,10 +13,11 @@ import (
 
 // KVPublisher sends one engine's KV-cache events to the router's index over
 // a PublishKVEvents stream, for engine sidecars. Batches carry consecutive
-// sequence numbers. The router keeps no sequence across streams, so whatever
-// happened between two streams is unknown to it: unless WithoutResync is
-// given, every new stream starts with AllBlocksCleared, and the engine's
-// entries are rebuilt from the events that follow instead of left stale.
+// sequence numbers that continue across the publisher's streams. The router
+// keeps each engine's last sequence across streams, so a batch lost when a
+// stream broke shows there as a gap and the engine's entries are dropped
+// rather than left stale; a new KVPublisher (a restarted engine or sidecar)
+// starts again at 1, which the router takes as a restart.
 //
 // Publish returns once a batch is handed to the stream; a stream that breaks
 // makes the current Publish fail and the next one open a new stream.
@@ -25,7 +26,6 @@ type KVPublisher struct {
 	rpc       v1.KVEventServiceClient
 	replicaID string
 	rank      int32
-	resync    bool
 	timeout   time.Duration
 
 	mu     sync.Mutex
@@ -47,8 +47,6 @@ type PublisherStats struct {
 	Batches, Events int64
 	// Streams counts streams opened; Failures those that broke.
 	Streams, Failures int64
-	// Resyncs counts AllBlocksCleared events sent at a stream's start.
-	Resyncs int64
 	// Sequence is the last sequence number used.
 	Sequence uint64
 }
@@ -61,15 +59,10 @@ func WithDataParallelRank(rank int32) PublisherOption {
 	return func(p *KVPublisher) { p.rank = rank }
 }
 
-// WithoutResync stops the publisher from clearing the engine's entries at
-// the start of each stream; use it only when the events of a new stream
-// describe the engine's whole cache again.
-func WithoutResync() PublisherOption { return func(p *KVPublisher) { p.resync = false } }
-
 // NewKVPublisher creates a publisher for the replica's events. The replica
 // must be registered before the first Publish.
 func (c *Client) NewKVPublisher(replicaID string, opts ...PublisherOption) (*KVPublisher, error) {
-	p := &KVPublisher{rpc: c.kv, replicaID: replicaID, resync: true, timeout: c.timeout}
+	p := &KVPublisher{rpc: c.kv, replicaID: replicaID, timeout: c.timeout}
 	if p.timeout <= 0 {
 		p.timeout = DefaultTimeout
 	}
@@ -113,10 +106,6 @@ func (p *KVPublisher) Publish(ctx context.Context, events ...*v1.KVEvent) error 
 		}
 		p.st = &kvStream{s: s, cancel: cancel}
 		p.stats.Streams++
-		if p.resync {
-			req.Events = append([]*v1.KVEvent{ClearedEvent()}, events...)
-			p.stats.Resyncs++
-		}
 	}
 	p.seq++
 	req.Sequence = p.seq

@@ -48,10 +48,12 @@ func cachedOn(t *testing.T, c *switchyard.Client, replica string) int64 {
 	return 0
 }
 
-// A second publisher for the same engine supersedes the first; the first
-// fails, and its next stream starts by clearing the engine's entries, so the
-// index holds only what that stream then stored.
-func TestKVPublisherResyncsOnNewStream(t *testing.T) {
+// A second publisher for the same engine (a restarted sidecar, starting its
+// sequence again) supersedes the first and clears the engine's entries. The
+// first fails; its next stream continues its own sequence past the batch
+// that failed, so the router sees a gap, drops the entries again, and then
+// holds only what that stream stored.
+func TestKVPublisherRestartAndGapAcrossStreams(t *testing.T) {
 	c := realClient(t)
 	ctx := context.Background()
 	first, err := c.NewKVPublisher("a")
@@ -99,40 +101,53 @@ func TestKVPublisherResyncsOnNewStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if totals.GetEventsApplied() != 2 || totals.GetBatches() != 1 {
-		t.Fatalf("new stream totals = %v, want 1 batch, 2 events (clear + store)", totals)
+	if totals.GetEventsApplied() != 1 || totals.GetBatches() != 1 || totals.GetGaps() != 1 {
+		t.Fatalf("new stream totals = %v, want 1 batch, 1 event, 1 gap", totals)
 	}
 	if got := cachedOn(t, c, "a"); got != 2 {
 		t.Fatalf("device blocks on a = %d, want 2 (only the new stream's)", got)
 	}
 	st := first.Stats()
-	if st.Streams != 2 || st.Resyncs != 2 || st.Failures != 1 {
-		t.Fatalf("stats = %+v, want 2 streams, 2 resyncs, 1 failure", st)
+	if st.Streams != 2 || st.Failures != 1 || st.Sequence != uint64(st.Batches)+1 {
+		t.Fatalf("stats = %+v, want 2 streams, 1 failure, and the failed batch's sequence skipped", st)
 	}
 	if err := first.Publish(ctx); !errors.Is(err, switchyard.ErrClosed) {
 		t.Fatalf("Publish after Close = %v, want ErrClosed", err)
 	}
 }
 
-func TestKVPublisherWithoutResyncKeepsEntries(t *testing.T) {
+// A publisher's batches accumulate; a new publisher for the same engine is a
+// restarted engine, whose old entries go.
+func TestKVPublisherNewPublisherIsARestart(t *testing.T) {
 	c := realClient(t)
 	ctx := context.Background()
 	for i, hashes := range [][]uint64{{1, 2}, {3}} {
-		p, err := c.NewKVPublisher("b", switchyard.WithoutResync(), switchyard.WithDataParallelRank(0))
+		p, err := c.NewKVPublisher("b", switchyard.WithDataParallelRank(0))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := p.Publish(ctx, switchyard.StoredEvent(&v1.BlockStored{BlockHashes: hashes, TokenIds: blocks(len(hashes), uint32(100*i))})); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := p.Close(ctx); err != nil {
+		if i == 0 {
+			if err := p.Publish(ctx, switchyard.StoredEvent(&v1.BlockStored{BlockHashes: []uint64{4}, ParentBlockHash: ptr(uint64(2)), TokenIds: blocks(1, 32)})); err != nil {
+				t.Fatal(err)
+			}
+		}
+		totals, err := p.Close(ctx)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	if got := cachedOn(t, c, "b"); got != 3 {
-		t.Fatalf("device blocks on b = %d, want 3 (both streams' entries)", got)
+		if want := int64(i); totals.GetRestarts() != want {
+			t.Fatalf("publisher %d: restarts = %d, want %d", i, totals.GetRestarts(), want)
+		}
+		if want := []int64{3, 1}[i]; cachedOn(t, c, "b") != want {
+			t.Fatalf("after publisher %d: device blocks on b = %d, want %d", i, cachedOn(t, c, "b"), want)
+		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }
 
 func TestKVPublisherRejectsBadInput(t *testing.T) {
 	c := dialFast(t, "127.0.0.1:1")
