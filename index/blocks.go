@@ -1,7 +1,5 @@
 package index
 
-import "slices"
-
 // predOp is what a change does to the predicted flag of an entry.
 type predOp uint8
 
@@ -65,7 +63,7 @@ func (ix *Index) modify(m uint64, slot uint16, c change) (old, nw entry) {
 	nw = c.apply(old, slot)
 	if nw == old {
 		if found && c.touch {
-			t.stamps[i] = ix.nextStamp()
+			*t.stamp(i) = ix.nextStamp()
 		}
 		return old, nw
 	}
@@ -80,42 +78,49 @@ func (ix *Index) modify(m uint64, slot uint16, c change) (old, nw entry) {
 			sh.remove(i)
 			ix.counts.blocks--
 		} else {
-			t.slots[i].ent.Store(uint64(nw))
+			t.at(i).ent.Store(uint64(nw))
 		}
 	case set == nil:
-		pair := []entry{w, nw}
+		pair := newOvfSet(2)
+		pair.ents[0], pair.ents[1] = w, nw
 		if nw.slot() < w.slot() {
-			pair[0], pair[1] = nw, w
+			pair.ents[0], pair.ents[1] = nw, w
 		}
-		t.slots[i].ent.Store(uint64(ovfRef(sh.putOvf(&ovfSet{ents: pair}))))
+		t.at(i).ent.Store(uint64(ovfRef(sh.putOvf(pair))))
+	case inSet && nw.empty() && len(set.ents) == 2:
+		t.at(i).ent.Store(uint64(set.ents[1-pos]))
+		sh.freeOvf(w.ovfIndex())
 	default:
-		ents := editSet(set.ents, pos, inSet, nw)
-		if len(ents) == 1 {
-			t.slots[i].ent.Store(uint64(ents[0]))
-			sh.freeOvf(w.ovfIndex())
-		} else {
-			sh.replaceOvf(w.ovfIndex(), &ovfSet{ents: ents})
-		}
+		sh.replaceOvf(w.ovfIndex(), editSet(set.ents, pos, inSet, nw))
 	}
 	sh.end()
 	if found && c.touch && !nw.empty() {
-		t.stamps[i] = ix.nextStamp()
+		*t.stamp(i) = ix.nextStamp()
 	}
 	return old, nw
 }
 
-// editSet returns a copy of ents with position pos replaced by nw (inSet),
-// nw inserted at pos (!inSet), or the entry at pos dropped (nw empty).
-func editSet(ents []entry, pos int, inSet bool, nw entry) []entry {
+// editSet returns a new set holding ents with position pos replaced by nw
+// (inSet), nw inserted at pos (!inSet), or the entry at pos dropped (nw
+// empty).
+func editSet(ents []entry, pos int, inSet bool, nw entry) *ovfSet {
 	switch {
 	case inSet && nw.empty():
-		return slices.Delete(slices.Clone(ents), pos, pos+1)
+		s := newOvfSet(len(ents) - 1)
+		copy(s.ents, ents[:pos])
+		copy(s.ents[pos:], ents[pos+1:])
+		return s
 	case inSet:
-		out := slices.Clone(ents)
-		out[pos] = nw
-		return out
+		s := newOvfSet(len(ents))
+		copy(s.ents, ents)
+		s.ents[pos] = nw
+		return s
 	}
-	return slices.Insert(slices.Clip(ents), pos, nw)
+	s := newOvfSet(len(ents) + 1)
+	copy(s.ents, ents[:pos])
+	s.ents[pos] = nw
+	copy(s.ents[pos+1:], ents[pos:])
+	return s
 }
 
 // account moves the counters of slot from entry old to entry nw.

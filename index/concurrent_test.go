@@ -126,7 +126,7 @@ func TestSeqlockReadsAreNeverTorn(t *testing.T) {
 		m := mix(uint64(1000 + i%300))
 		sh.begin()
 		if _, j, ok := sh.tab.Load().get(m); ok {
-			if e := entry(sh.tab.Load().slots[j].ent.Load()); e.isOvf() {
+			if e := entry(sh.tab.Load().at(j).ent.Load()); e.isOvf() {
 				sh.freeOvf(e.ovfIndex())
 			}
 			sh.remove(j)

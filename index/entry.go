@@ -57,8 +57,27 @@ func (e entry) count() int {
 
 // ovfSet lists the entries of a block held by more than one replica-rank,
 // sorted by slot. It is immutable once published: writers replace it whole
-// (copy on write), so readers can use it after their seqlock check.
-type ovfSet struct{ ents []entry }
+// (copy on write), so readers can use it after their seqlock check. Sets of
+// up to ovfInline entries (most shared blocks) keep them in place, so a copy
+// costs one allocation, not two.
+type ovfSet struct {
+	ents   []entry
+	inline [ovfInline]entry
+}
+
+// ovfInline is how many entries a set holds without a separate array.
+const ovfInline = 3
+
+// newOvfSet returns a set of n zero entries.
+func newOvfSet(n int) *ovfSet {
+	s := &ovfSet{}
+	if n <= ovfInline {
+		s.ents = s.inline[:n]
+	} else {
+		s.ents = make([]entry, n)
+	}
+	return s
+}
 
 // find returns the position of slot in the set and whether it is there.
 func (s *ovfSet) find(slot uint16) (int, bool) {

@@ -44,7 +44,7 @@ func (ix *Index) ApplyStored(replica string, rank int, ev Stored) error {
 		ix.reject(err)
 		return err
 	}
-	ix.afterWrite()
+	ix.afterWrite(len(ix.scratch))
 	return nil
 }
 
@@ -74,8 +74,12 @@ func (ix *Index) applyStored(replica string, rank int, ev *Stored) error {
 	if !offload {
 		ix.remapConflicts(g, ev)
 	}
+	var keys [prefetchBlocks]uint64
 	for j := len(ix.scratch) - 1; j >= 0; j-- { // parents end up most recent
-		ix.modify(mix(ix.scratch[j]), g.slot, change{set: 1 << ev.Tier, touch: true})
+		if (len(ix.scratch)-1-j)%prefetchBlocks == 0 {
+			ix.prefetchRun(ix.scratch, max(0, j-prefetchBlocks+1), j+1, &keys)
+		}
+		ix.modify(keys[j%prefetchBlocks], g.slot, change{set: 1 << ev.Tier, touch: true})
 	}
 	return nil
 }
@@ -210,7 +214,7 @@ func (ix *Index) ApplyRemoved(replica string, rank int, ev Removed) error {
 			delete(g.split, e)
 		}
 	}
-	ix.afterWrite()
+	ix.afterWrite(len(ev.BlockHashes))
 	return nil
 }
 
@@ -247,9 +251,11 @@ func (ix *Index) clearEngine(g *engine) {
 	g.eng.reset()
 	g.split = nil
 	if g.preds > 0 {
-		for _, it := range ix.expiry {
-			if it.slot == g.slot {
-				ix.modify(it.m, g.slot, drop)
+		for _, b := range ix.expiry.heap {
+			if b.slot == g.slot {
+				for _, m := range b.keys[b.done:] {
+					ix.modify(m, g.slot, drop)
+				}
 			}
 		}
 	}
@@ -265,9 +271,9 @@ func (ix *Index) purgeSlot(slot uint16) {
 	var keys []uint64
 	var one [1]entry
 	ix.eachBlock(func(sh *shard, t *table, i int) {
-		for _, x := range entriesOf(sh, entry(t.slots[i].ent.Load()), &one) {
+		for _, x := range entriesOf(sh, entry(t.at(i).ent.Load()), &one) {
 			if x.slot() == slot {
-				keys = append(keys, t.slots[i].key.Load())
+				keys = append(keys, t.at(i).key.Load())
 			}
 		}
 	})
@@ -285,9 +291,10 @@ func (ix *Index) reject(err error) {
 	}
 }
 
-// afterWrite runs the bounded housekeeping every write pays for: a few expired
-// predictions are swept, and the entry cap is enforced.
-func (ix *Index) afterWrite() {
-	ix.sweep(ix.tick(ix.now()), sweepPerWrite)
+// afterWrite runs the bounded housekeeping every write of n blocks pays for:
+// a few expired predictions are swept (sweepBudget), and the entry cap is
+// enforced.
+func (ix *Index) afterWrite(n int) {
+	ix.sweep(ix.tick(ix.now()), sweepBudget(n))
 	ix.enforceCap()
 }

@@ -58,8 +58,8 @@ func (ix *Index) eachBlock(f func(sh *shard, t *table, i int)) {
 	for s := range ix.shards {
 		sh := &ix.shards[s]
 		t := sh.tab.Load()
-		for i := range t.slots {
-			if t.slots[i].key.Load() != 0 {
+		for i := range t.n {
+			if t.at(i).key.Load() != 0 {
 				f(sh, t, i)
 			}
 		}
@@ -69,7 +69,7 @@ func (ix *Index) eachBlock(f func(sh *shard, t *table, i int)) {
 func blockEntries(sh *shard, t *table, i int) int {
 	var one [1]entry
 	n := 0
-	for _, x := range entriesOf(sh, entry(t.slots[i].ent.Load()), &one) {
+	for _, x := range entriesOf(sh, entry(t.at(i).ent.Load()), &one) {
 		n += x.count()
 	}
 	return n
@@ -80,11 +80,11 @@ func blockEntries(sh *shard, t *table, i int) int {
 // without sorting every block; only the cutoff bucket is sorted.
 func (ix *Index) lruVictims(need int) []uint64 {
 	lo := ix.clock
-	ix.eachBlock(func(_ *shard, t *table, i int) { lo = min(lo, t.stamps[i]) })
+	ix.eachBlock(func(_ *shard, t *table, i int) { lo = min(lo, *t.stamp(i)) })
 	span := uint64(ix.clock-lo) + 1
 	bucket := func(s uint32) int { return int(uint64(s-lo) * histBuckets / span) }
 	var hist [histBuckets]int
-	ix.eachBlock(func(sh *shard, t *table, i int) { hist[bucket(t.stamps[i])] += blockEntries(sh, t, i) })
+	ix.eachBlock(func(sh *shard, t *table, i int) { hist[bucket(*t.stamp(i))] += blockEntries(sh, t, i) })
 	cut, below := 0, 0
 	for cut < histBuckets-1 && below+hist[cut] < need {
 		below += hist[cut]
@@ -93,11 +93,11 @@ func (ix *Index) lruVictims(need int) []uint64 {
 	var victims []uint64
 	var edge []stamped
 	ix.eachBlock(func(sh *shard, t *table, i int) {
-		switch b := bucket(t.stamps[i]); {
+		switch b := bucket(*t.stamp(i)); {
 		case b < cut:
-			victims = append(victims, t.slots[i].key.Load())
+			victims = append(victims, t.at(i).key.Load())
 		case b == cut:
-			edge = append(edge, stamped{m: t.slots[i].key.Load(), stamp: t.stamps[i], n: int32(blockEntries(sh, t, i))})
+			edge = append(edge, stamped{m: t.at(i).key.Load(), stamp: *t.stamp(i), n: int32(blockEntries(sh, t, i))})
 		}
 	})
 	slices.SortFunc(edge, func(a, b stamped) int { return cmp.Compare(a.stamp, b.stamp) })
@@ -119,10 +119,10 @@ func (ix *Index) renumber() {
 		stamp uint32
 	}
 	var all []pos
-	ix.eachBlock(func(_ *shard, t *table, i int) { all = append(all, pos{t, i, t.stamps[i]}) })
+	ix.eachBlock(func(_ *shard, t *table, i int) { all = append(all, pos{t, i, *t.stamp(i)}) })
 	slices.SortFunc(all, func(a, b pos) int { return cmp.Compare(a.stamp, b.stamp) })
 	for r, p := range all {
-		p.t.stamps[p.i] = uint32(r + 1)
+		*p.t.stamp(p.i) = uint32(r + 1)
 	}
 	ix.clock = uint32(len(all))
 }

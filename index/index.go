@@ -34,7 +34,9 @@ type Index struct {
 	clock      uint32               // LRU recency stamp of the last touch
 	clockLimit uint32               // renumber stamps when clock reaches it
 	counts     counters
-	expiry     predHeap
+	expiry     expiryQueue
+	carry      []carried // sweep scratch
+	sink       uint32    // sum of prefetched stamps (see prefetchKey)
 	scratch    []uint64
 }
 

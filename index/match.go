@@ -180,7 +180,7 @@ func (ix *Index) prefetch(hashes []uint64, keys *[prefetchBlocks]uint64) {
 		m := mix(h)
 		keys[i] = m
 		t := ix.shardOf(m).tab.Load()
-		t.slots[t.home(m)].key.Load()
+		t.at(t.home(m)).key.Load()
 	}
 }
 

@@ -2,8 +2,9 @@ package index
 
 import "time"
 
-// sweepPerWrite bounds how many expired predictions one write removes, so a
-// burst of expiries never stalls a writer (Match ignores them meanwhile).
+// sweepPerWrite is the base of a write's sweep budget (see sweepBudget): a
+// write sweeps a bounded number of expired predictions, so a burst of
+// expiries never stalls a writer (Match ignores them meanwhile).
 const sweepPerWrite = 64
 
 // Predict records that replica (rank 0) is about to hold the blocks with the
@@ -23,6 +24,7 @@ func (ix *Index) Predict(replica string, hashes []uint64, ttl time.Duration) {
 		ttl = ix.ttl
 	}
 	ttl = min(ttl, maxTTL)
+	ix.warm(hashes)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	g, err := ix.ensureEngine(replica, 0)
@@ -31,36 +33,55 @@ func (ix *Index) Predict(replica string, hashes []uint64, ttl time.Duration) {
 		return
 	}
 	pexp := ix.tick(ix.now()) + uint32((ttl+time.Millisecond-1)/time.Millisecond)
+	batch := predBatch{keys: ix.expiry.buffer(len(hashes)), pexp: pexp, slot: g.slot}
+	c := change{pred: predSet, pexp: pexp, touch: true}
+	var keys [prefetchBlocks]uint64
 	for j := len(hashes) - 1; j >= 0; j-- { // parents end up most recent
-		m := mix(hashes[j])
-		old, nw := ix.modify(m, g.slot, change{pred: predSet, pexp: pexp, touch: true})
-		if nw.pred() && !old.pred() {
-			ix.expiry.push(predItem{m: m, pexp: nw.pexp(), slot: g.slot})
+		if (len(hashes)-1-j)%prefetchBlocks == 0 {
+			ix.prefetchRun(hashes, max(0, j-prefetchBlocks+1), j+1, &keys)
+		}
+		m := keys[j%prefetchBlocks]
+		if old, nw := ix.modify(m, g.slot, c); nw.pred() && !old.pred() {
+			batch.keys = append(batch.keys, m)
 		}
 	}
-	ix.afterWrite()
+	ix.expiry.push(batch)
+	ix.afterWrite(len(hashes))
 }
 
-// sweep removes up to limit (< 0: all) predictions that expired by tick now.
-// The heap holds one item per predicted entry; an item whose entry was
-// extended is pushed back with the new expiry.
-func (ix *Index) sweep(now uint32, limit int) {
-	for ; limit != 0 && len(ix.expiry) > 0; limit-- {
-		it := ix.expiry[0]
-		if int32(it.pexp-now) > 0 {
-			return
-		}
-		ix.expiry.pop()
-		e := ix.entryOf(it.m, it.slot)
-		switch {
-		case !e.pred():
-		case int32(e.pexp()-now) > 0:
-			ix.expiry.push(predItem{m: it.m, pexp: e.pexp(), slot: it.slot})
-		default:
-			ix.modify(it.m, it.slot, change{pred: predClearIf, pexp: e.pexp()})
-			ix.counts.expired++
-		}
+// warmBlocks bounds the blocks warm touches: their slots must still be cached when the
+// writer gets to them.
+const warmBlocks = 2048
+
+// warm reads the home slot of each hash before the writer lock is taken, so that the cache
+// misses of a large write are paid while other writers may run, not while they wait. The
+// reads are atomic (the table may change meanwhile; a stale read only warms a stale line).
+func (ix *Index) warm(hashes []uint64) {
+	for _, h := range hashes[:min(len(hashes), warmBlocks)] {
+		m := mix(h)
+		t := ix.shardOf(m).tab.Load()
+		t.at(t.home(m)).key.Load()
 	}
+}
+
+// prefetchRun mixes hashes[lo:hi] into keys (hash i at keys[i%prefetchBlocks])
+// and reads their home slots and stamps, so that a writer walking the run
+// overlaps their cache misses instead of taking them one after another.
+func (ix *Index) prefetchRun(hashes []uint64, lo, hi int, keys *[prefetchBlocks]uint64) {
+	for i := lo; i < hi; i++ {
+		m := mix(hashes[i])
+		keys[i%prefetchBlocks] = m
+		ix.prefetchKey(m)
+	}
+}
+
+// prefetchKey reads key m's home slot and stamp (writer only); the stamp is
+// summed into a field so the load is not optimised away.
+func (ix *Index) prefetchKey(m uint64) {
+	t := ix.shardOf(m).tab.Load()
+	h := t.home(m)
+	t.at(h).key.Load()
+	ix.sink += *t.stamp(h)
 }
 
 // entryOf returns block m's entry for slot (writer), empty if absent.
@@ -81,51 +102,4 @@ func (ix *Index) entryOf(m uint64, slot uint16) entry {
 		return set.ents[p]
 	}
 	return 0
-}
-
-// predItem schedules the expiry of the prediction of block m on slot.
-type predItem struct {
-	m    uint64
-	pexp uint32
-	slot uint16
-}
-
-// predHeap is a min-heap of predItems by expiry tick (wrapping compare).
-type predHeap []predItem
-
-func (h predHeap) less(i, j int) bool { return int32(h[i].pexp-h[j].pexp) < 0 }
-
-func (h *predHeap) push(it predItem) {
-	*h = append(*h, it)
-	s := *h
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !s.less(i, p) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func (h *predHeap) pop() {
-	s := *h
-	n := len(s) - 1
-	s[0] = s[n]
-	s = s[:n]
-	for i := 0; ; {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && s.less(c+1, c) {
-			c++
-		}
-		if !s.less(c, i) {
-			break
-		}
-		s[i], s[c] = s[c], s[i]
-		i = c
-	}
-	*h = s
 }

@@ -87,7 +87,8 @@ func TestPredictions(t *testing.T) {
 }
 
 // TestExpiryIsLazyAndBounded checks that Match ignores expired predictions at
-// once while the sweep removes at most sweepPerWrite of them per write.
+// once while the sweep removes at most sweepBudget(n) of them per write of n
+// blocks.
 func TestExpiryIsLazyAndBounded(t *testing.T) {
 	clk := newFakeClock()
 	ix := New(Config{Now: clk.Now, PredictedTTL: time.Second})
@@ -102,10 +103,10 @@ func TestExpiryIsLazyAndBounded(t *testing.T) {
 	}
 	ix.Predict("s", []uint64{9999}, 0) // one write
 	ix.mu.Lock()
-	left, preds := len(ix.expiry), ix.counts.preds
+	left, preds := ix.expiry.keys, ix.counts.preds
 	ix.mu.Unlock()
-	if left != 500+1-sweepPerWrite || preds != 500+1-sweepPerWrite {
-		t.Fatalf("after one write: %d queued, %d counted; want %d", left, preds, 500+1-sweepPerWrite)
+	if want := 500 + 1 - sweepBudget(1); left != want || preds != want {
+		t.Fatalf("after one write: %d queued, %d counted; want %d", left, preds, want)
 	}
 	st := ix.Stats()
 	if st.Predicted != 1 || st.Expired != 500 || st.Blocks != 1 {

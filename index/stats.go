@@ -55,11 +55,11 @@ func (ix *Index) Stats() Stats {
 
 // Per-item sizes behind memoryEstimate, in bytes.
 const (
-	slotBytes     = 8 + 8 + 4 // key, entry word, stamp
-	ovfBaseBytes  = 8 + 32    // slab pointer, set header with allocation rounding
-	engSlotBytes  = 16        // one engine-hash map slot
-	splitBytes    = 24 + 40   // slice header plus Go map entry, per split engine block
-	predItemBytes = 16
+	slotBytes      = 8 + 8 + 4 // key, entry word, stamp
+	ovfBaseBytes   = 8 + 48    // slab pointer, set with its in-place entries
+	engSlotBytes   = 16        // one engine-hash map slot
+	splitBytes     = 24 + 40   // slice header plus Go map entry, per split engine block
+	predBatchBytes = 40        // one queued Predict call, besides its keys
 )
 
 // memoryEstimate adds up the table capacities, overflow sets, engine-hash maps
@@ -69,12 +69,15 @@ func (ix *Index) memoryEstimate() int64 {
 	var b int64
 	for s := range ix.shards {
 		sh := &ix.shards[s]
-		b += int64(len(sh.tab.Load().slots)) * slotBytes
+		b += int64(sh.tab.Load().n) * slotBytes
 		sets := sh.ovf.Load().sets
 		b += int64(len(sets)) * 8
 		for i := range sets {
 			if set := sets[i].Load(); set != nil {
-				b += ovfBaseBytes + int64(cap(set.ents))*8
+				b += ovfBaseBytes
+				if len(set.ents) > ovfInline {
+					b += int64(cap(set.ents)) * 8
+				}
 			}
 		}
 	}
@@ -87,5 +90,5 @@ func (ix *Index) memoryEstimate() int64 {
 			b += splitBytes + int64(cap(rs))*8
 		}
 	}
-	return b + int64(cap(ix.expiry))*predItemBytes
+	return b + ix.expiry.bytes()
 }

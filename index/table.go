@@ -63,6 +63,7 @@ func mix(h uint64) uint64 {
 // slots are read by readers; stamps (LRU recency) only by the writer.
 type table struct {
 	shift  uint8 // the index's shard bits, dropped from keys before scaling
+	n      int   // capacity in slots
 	slots  []slot
 	stamps []uint32
 	used   int
@@ -71,13 +72,19 @@ type table struct {
 type slot struct{ key, ent atomic.Uint64 }
 
 func newTable(shift uint8, n int) *table {
-	return &table{shift: shift, slots: make([]slot, n), stamps: make([]uint32, n)}
+	return &table{shift: shift, n: n, slots: make([]slot, n), stamps: make([]uint32, n)}
 }
+
+// at returns slot i.
+func (t *table) at(i int) *slot { return &t.slots[i] }
+
+// stamp returns the LRU stamp of slot i (writer only).
+func (t *table) stamp(i int) *uint32 { return &t.stamps[i] }
 
 // home is the first slot probed for key m: the shard bits are dropped and the
 // rest is scaled to the capacity (multiply-shift, any capacity works).
 func (t *table) home(m uint64) int {
-	hi, _ := bits.Mul64(m<<t.shift, uint64(len(t.slots)))
+	hi, _ := bits.Mul64(m<<t.shift, uint64(t.n))
 	return int(hi)
 }
 
@@ -153,13 +160,13 @@ func (s *shard) end()   { s.seq.Add(1) }
 // insert adds absent key m (writer, inside begin/end) and returns its slot.
 func (s *shard) insert(m uint64, e entry, stamp uint32) {
 	t := s.tab.Load()
-	if (t.used+1)*maxLoadDen > len(t.slots)*maxLoadNum {
-		t = s.resize(grownCap(len(t.slots)))
+	if (t.used+1)*maxLoadDen > t.n*maxLoadNum {
+		t = s.resize(grownCap(t.n))
 	}
 	_, i, _ := t.get(m)
-	t.slots[i].key.Store(m)
-	t.slots[i].ent.Store(uint64(e))
-	t.stamps[i] = stamp
+	t.at(i).key.Store(m)
+	t.at(i).ent.Store(uint64(e))
+	*t.stamp(i) = stamp
 	t.used++
 }
 
@@ -167,24 +174,24 @@ func (s *shard) insert(m uint64, e entry, stamp uint32) {
 // tombstones are ever needed (writer, inside begin/end).
 func (s *shard) remove(i int) {
 	t := s.tab.Load()
-	n := len(t.slots)
+	n := t.n
 	for j := i; ; {
 		if j++; j == n {
 			j = 0
 		}
-		k := t.slots[j].key.Load()
+		k := t.at(j).key.Load()
 		if k == 0 {
 			break
 		}
 		if movable(i, j, t.home(k)) {
-			t.slots[i].key.Store(k)
-			t.slots[i].ent.Store(t.slots[j].ent.Load())
-			t.stamps[i] = t.stamps[j]
+			t.at(i).key.Store(k)
+			t.at(i).ent.Store(t.at(j).ent.Load())
+			*t.stamp(i) = *t.stamp(j)
 			i = j
 		}
 	}
-	t.slots[i].key.Store(0)
-	t.slots[i].ent.Store(0)
+	t.at(i).key.Store(0)
+	t.at(i).ent.Store(0)
 	t.used--
 	if n > minTableCap && t.used*5 < n {
 		s.resize(max(minTableCap, t.used*2))
@@ -196,12 +203,12 @@ func (s *shard) remove(i int) {
 func (s *shard) resize(n int) *table {
 	old := s.tab.Load()
 	t := newTable(old.shift, n)
-	for i := range old.slots {
-		if k := old.slots[i].key.Load(); k != 0 {
+	for i := range old.n {
+		if k := old.at(i).key.Load(); k != 0 {
 			_, j, _ := t.get(k)
-			t.slots[j].key.Store(k)
-			t.slots[j].ent.Store(old.slots[i].ent.Load())
-			t.stamps[j] = old.stamps[i]
+			t.at(j).key.Store(k)
+			t.at(j).ent.Store(old.at(i).ent.Load())
+			*t.stamp(j) = *old.stamp(i)
 			t.used++
 		}
 	}

@@ -68,4 +68,7 @@ type Decision struct {
 	ExpectedOutputTokens int
 	// OutputSource says where ExpectedOutputTokens came from: "hint", "session", "model" or "".
 	OutputSource string
+	// ReplicaAddress is the chosen replica's registered address when the decision was made, so
+	// a caller needs no second lookup (one that takes the model's lock) to reach the replica.
+	ReplicaAddress string
 }

@@ -199,6 +199,7 @@ func (r *Router) decideLocked(pool *modelPool, sc *pickScratch, req *PickRequest
 	best := sc.cands[0]
 	chosen := sc.reps[best.slot]
 	d.ReplicaID, d.CachedTokens = chosen.id, best.CachedTokens
+	d.ReplicaAddress = chosen.info.Address
 	d.ExpectedOutputTokens, d.OutputSource = expected, source
 	d.Time = now
 	d.DecisionID = r.nextDecisionID()

@@ -105,6 +105,13 @@ func (a *AuditLog) List(f DecisionFilter, limit int) []*scoring.Decision {
 // fell behind.
 func (a *AuditLog) Skipped() int64 { return a.skipped.Load() }
 
+// Watchers is the number of current subscribers to new decisions.
+func (a *AuditLog) Watchers() int {
+	a.wmu.RLock()
+	defer a.wmu.RUnlock()
+	return len(a.watchers)
+}
+
 // auditWatcher is one subscriber to new decisions.
 type auditWatcher struct {
 	filter  DecisionFilter
@@ -126,7 +133,12 @@ func (w *auditWatcher) offer(d *scoring.Decision, total *atomic.Int64) {
 
 // watch registers a watcher; cancel unregisters it.
 func (a *AuditLog) watch(f DecisionFilter) (w *auditWatcher, cancel func()) {
-	w = &auditWatcher{filter: f, ch: make(chan *scoring.Decision, watcherBuffer)}
+	return a.watchBuffered(f, watcherBuffer)
+}
+
+// watchBuffered registers a watcher that may fall buffer decisions behind.
+func (a *AuditLog) watchBuffered(f DecisionFilter, buffer int) (w *auditWatcher, cancel func()) {
+	w = &auditWatcher{filter: f, ch: make(chan *scoring.Decision, buffer)}
 	a.wmu.Lock()
 	a.watchers[w] = struct{}{}
 	a.wmu.Unlock()

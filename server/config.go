@@ -1,6 +1,12 @@
 package server
 
-import "log/slog"
+import (
+	"log/slog"
+
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	"go.opentelemetry.io/otel/trace"
+)
 
 // Config holds the server's limits. The zero value of each field selects its
 // documented default, so Config{} is a working configuration.
@@ -26,6 +32,28 @@ type Config struct {
 	AuditCapacity int
 	// Logger receives the server's logs; nil = slog.Default().
 	Logger *slog.Logger
+
+	// TracerProvider makes a server span per switchyard RPC and a decision
+	// span per PickReplica; nil turns tracing off (no span is started).
+	TracerProvider trace.TracerProvider
+	// Propagator reads callers' trace context from request headers; nil =
+	// W3C trace context and baggage.
+	Propagator propagation.TextMapPropagator
+	// SpanCandidates caps the candidate events of one decision span (the
+	// best ranked are kept). Default 16.
+	SpanCandidates int
+	// Resource describes this process in /metrics (target_info); nil = the
+	// OpenTelemetry SDK's default.
+	Resource *resource.Resource
+	// Liveness configures replica heartbeats and health probes; the zero
+	// value turns the checks off.
+	Liveness LivenessConfig
+	// AuditFile, when set, receives every recorded decision as a JSON line.
+	// The caller closes it after Shutdown.
+	AuditFile *AuditFile
+	// Pprof serves Go's profiles under /debug/pprof/ on the server's port (see
+	// pprof.go). Off by default: profiles expose internals and cost CPU.
+	Pprof bool
 }
 
 // Defaults of Config's fields.
@@ -37,6 +65,7 @@ const (
 	DefaultMaxIDBytes         = 256
 	DefaultMaxMessageBytes    = 64 << 20
 	DefaultAuditCapacity      = 10_000
+	DefaultSpanCandidates     = 16
 )
 
 func (c Config) withDefaults() Config {
@@ -52,6 +81,7 @@ func (c Config) withDefaults() Config {
 	def(&c.MaxIDBytes, DefaultMaxIDBytes)
 	def(&c.MaxMessageBytes, DefaultMaxMessageBytes)
 	def(&c.AuditCapacity, DefaultAuditCapacity)
+	def(&c.SpanCandidates, DefaultSpanCandidates)
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}

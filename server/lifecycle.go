@@ -16,6 +16,7 @@ type routerService struct {
 	router *scoring.Router
 	audit  *AuditLog
 	limits limits
+	tel    *telemetry // nil records nothing
 }
 
 // ReportLifecycle implements RouterService.ReportLifecycle.
@@ -57,6 +58,7 @@ func (s *routerService) applyLifecycle(ctx context.Context, events []*v1.Lifecyc
 			return err
 		}
 	}
+	s.tel.lifecycle(evs)
 	r := s.router.ApplyLifecycle(ctx, evs)
 	total.Applied += r.Applied
 	total.UnknownRequest += r.UnknownRequest

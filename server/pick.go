@@ -110,12 +110,15 @@ func (l limits) candidates(cs []string) error {
 }
 
 // PickReplica implements RouterService.PickReplica.
-func (s *routerService) PickReplica(ctx context.Context, req *v1.PickReplicaRequest) (*v1.PickReplicaResponse, error) {
+func (s *routerService) PickReplica(ctx context.Context, req *v1.PickReplicaRequest) (_ *v1.PickReplicaResponse, err error) {
+	ctx, probe := s.tel.startPick(ctx)
+	var d *scoring.Decision
+	defer func() { s.tel.endPick(probe, req, d, err) }()
 	preq, err := s.limits.pickRequest(req)
 	if err != nil {
 		return nil, err
 	}
-	d, err := s.router.Pick(ctx, preq)
+	d, err = s.router.Pick(ctx, preq)
 	if err != nil {
 		return nil, rpcError(err)
 	}
@@ -129,9 +132,9 @@ func (s *routerService) PickReplica(ctx context.Context, req *v1.PickReplicaRequ
 		Candidates:   candidateScores(d.Candidates),
 		Policy:       d.Policy,
 		DryRun:       d.DryRun,
-	}
-	if st, err := s.router.Replica(d.ReplicaID); err == nil {
-		resp.ReplicaAddress = st.Address
+		// From the decision: Router.Replica would take the model's lock and the
+		// index's Stats (a sweep and a scan of the index) on every pick.
+		ReplicaAddress: d.ReplicaAddress,
 	}
 	return resp, nil
 }

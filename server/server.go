@@ -32,6 +32,8 @@ type Server struct {
 	kv     *KVCounters
 	zmq    *kvSources // subscriptions to engines' native vLLM event streams
 	zmqErr error      // why zmq could not be built, reported by Serve
+	tel    *telemetry // metrics, tracing, audit file
+	live   *liveness  // replica heartbeats and health probes
 
 	grpc       *grpc.Server
 	http       *http.Server
@@ -62,21 +64,25 @@ func New(router *scoring.Router, cfg Config) *Server {
 		grpcHealth: health.NewServer(),
 		httpHealth: grpchealth.NewStaticChecker(serviceNames...),
 	}
+	s.tel = s.newTelemetry()
 	lim := limits{cfg}
-	rs := &routerService{router: router, audit: s.audit, limits: lim}
+	rs := &routerService{router: router, audit: s.audit, limits: lim, tel: s.tel}
 	ks := &kvService{router: router, limits: lim, counters: s.kv}
 	s.zmq, s.zmqErr = newKVSources(&vllmSink{router: router, counters: s.kv, log: s.log}, s.log)
 	if s.zmqErr == nil {
 		s.kv.zmq = s.zmq.sub.Stats
 	}
-	ps := &replicaService{router: router, limits: lim, kv: ks, sources: s.zmq}
+	ps0 := &replicaService{router: router, limits: lim, kv: ks, sources: s.zmq}
+	s.live = newLiveness(cfg.Liveness, router, s.log)
+	s.live.onRestore = s.restartKVSource
+	ps := livenessReplicas{replicaService: ps0, live: s.live}
 	as := &auditService{audit: s.audit, limits: lim}
 
 	opts := append(grpcErrors(),
 		grpc.MaxRecvMsgSize(cfg.MaxMessageBytes),
 		grpc.MaxSendMsgSize(cfg.MaxMessageBytes),
 	)
-	s.grpc = grpc.NewServer(opts...)
+	s.grpc = grpc.NewServer(append(opts, s.tel.grpcOptions()...)...)
 	v1.RegisterRouterServiceServer(s.grpc, grpcRouter{svc: rs})
 	v1.RegisterKVEventServiceServer(s.grpc, grpcKV{svc: ks})
 	v1.RegisterReplicaServiceServer(s.grpc, ps)
@@ -87,7 +93,7 @@ func New(router *scoring.Router, cfg Config) *Server {
 		s.grpcHealth.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)
 	}
 
-	copts := []connect.HandlerOption{connect.WithReadMaxBytes(cfg.MaxMessageBytes)}
+	copts := append([]connect.HandlerOption{connect.WithReadMaxBytes(cfg.MaxMessageBytes)}, s.tel.connect...)
 	mux := http.NewServeMux()
 	mux.Handle(switchyardv1connect.NewRouterServiceHandler(connectRouter{rs}, copts...))
 	mux.Handle(switchyardv1connect.NewKVEventServiceHandler(connectKV{ks}, copts...))
@@ -95,6 +101,10 @@ func New(router *scoring.Router, cfg Config) *Server {
 	mux.Handle(switchyardv1connect.NewAuditServiceHandler(connectAudit{as}, copts...))
 	mux.Handle(grpchealth.NewHandler(s.httpHealth, copts...))
 	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.Handle("GET /metrics", s.tel.metrics)
+	if cfg.Pprof {
+		registerPprof(mux)
+	}
 
 	protocols := new(http.Protocols)
 	protocols.SetHTTP1(true)
@@ -140,6 +150,8 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Unlock()
 	s.zmq.start()
 	defer s.zmq.stop()
+	s.live.start()
+	defer s.live.stopLoop()
 
 	errs := make(chan error, 2)
 	go func() { errs <- s.grpc.Serve(s.split.grpc) }()

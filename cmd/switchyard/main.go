@@ -28,7 +28,10 @@ func commands() []command {
 	return []command{
 		{"serve", "run the router", runServe},
 		{"pick", "send one PickReplica to a running router and print the decision", runPick},
+		{"decisions", "show a router's recorded decisions: get REQUEST_ID | tail [-follow]", runDecisions},
 		{"replay", "simulate a workload on a fleet and compare routing policies", runReplay},
+		{"bench", "drive a router with picks, lifecycle and KV events; report latency, throughput, CPU, RSS", runBench},
+		{"engine-sim", "run one simulated vLLM replica (completions, KV events, metrics)", runEngineSim},
 		{"version", "print the version", runVersion},
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -40,8 +41,13 @@ type serveConfig struct {
 	maxBatchEvents  int
 	maxMessageBytes int
 	auditCapacity   int
+	pprof           bool
 
 	vllmEvents vllmEndpoints
+
+	liveness livenessFlags
+	demo     demoFlags
+	obs      obsConfig
 }
 
 func (c *serveConfig) flags(fs *flag.FlagSet) {
@@ -67,10 +73,17 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxBatchEvents, "max-batch-events", server.DefaultMaxBatchEvents, "most events in one lifecycle or KV batch")
 	fs.IntVar(&c.maxMessageBytes, "max-message-bytes", server.DefaultMaxMessageBytes, "largest incoming message, in bytes")
 	fs.IntVar(&c.auditCapacity, "audit-capacity", server.DefaultAuditCapacity, "recent decisions kept for the audit API")
+	fs.BoolVar(&c.pprof, "pprof", false, "serve Go profiles (CPU, heap, trace, ...) under /debug/pprof/ on the same port")
+	c.liveness.flags(fs)
+	c.demo.flags(fs)
+	c.obs.flags(fs)
 	fs.Var(&c.vllmEvents, "vllm-events", "subscribe to a vLLM engine's ZMQ KV events (repeatable): replica=tcp://host:5557[,replay=tcp://host:5558][,topic=T][,bind][,ranks=N]")
 }
 
 func (c *serveConfig) validate() error {
+	if err := errors.Join(c.liveness.validate(), c.demo.validate(), c.obs.validate()); err != nil {
+		return err
+	}
 	if _, err := parseLevel(c.logLevel); err != nil {
 		return err
 	}
@@ -127,7 +140,7 @@ func (c *serveConfig) router() (*scoring.Router, error) {
 	})
 }
 
-func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg serveConfig
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -143,20 +156,29 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 		return err
 	}
 	log := cfg.logger(stderr)
+	obs, err := cfg.obs.start(ctx, os.Getenv, log)
+	if err != nil {
+		return err
+	}
+	defer obs.close(log)
 
 	router, err := cfg.router()
 	if err != nil {
 		return err
 	}
 	defer router.Close()
-	srv := server.New(router, server.Config{
+	scfg := server.Config{
 		MaxPromptTokens: cfg.maxPromptTokens,
 		MaxCandidates:   cfg.maxCandidates,
 		MaxBatchEvents:  cfg.maxBatchEvents,
 		MaxMessageBytes: cfg.maxMessageBytes,
 		AuditCapacity:   cfg.auditCapacity,
 		Logger:          log,
-	})
+		Liveness:        cfg.liveness.config(),
+		Pprof:           cfg.pprof,
+	}
+	obs.apply(&scfg)
+	srv := server.New(router, scfg)
 	for _, ep := range cfg.vllmEvents {
 		if err := srv.AddKVSource(ep); err != nil {
 			return fmt.Errorf("-vllm-events %s: %w", ep, err)
@@ -166,7 +188,7 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	effective := []any{"addr", ln.Addr().String(), "version", versionString()}
+	effective := []any{"addr", ln.Addr().String(), "version", versionString(), "tracing", obs.tracing}
 	fs.VisitAll(func(f *flag.Flag) {
 		if f.Name != "listen" {
 			effective = append(effective, strings.ReplaceAll(f.Name, "-", "_"), f.Value.String())
@@ -176,6 +198,13 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	if cfg.demo.enabled {
+		stopDemo, err := startDemo(ctx, ln.Addr().String(), cfg.demo, stdout, log)
+		if err != nil {
+			return err
+		}
+		defer stopDemo()
+	}
 	select {
 	case err := <-served:
 		return err

@@ -74,6 +74,60 @@ func (ReplicaState) EnumDescriptor() ([]byte, []int) {
 	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{0}
 }
 
+// ReplicaHealth is what the router's liveness checks concluded.
+type ReplicaHealth int32
+
+const (
+	// Not checked.
+	ReplicaHealth_REPLICA_HEALTH_UNSPECIFIED ReplicaHealth = 0
+	// Alive: eligible for picks (when ready).
+	ReplicaHealth_REPLICA_HEALTH_HEALTHY ReplicaHealth = 1
+	// Missed its heartbeats or failed its probes: takes no picks, and its index
+	// entries and reservations were dropped; it starts clean when it returns.
+	ReplicaHealth_REPLICA_HEALTH_UNHEALTHY ReplicaHealth = 2
+)
+
+// Enum value maps for ReplicaHealth.
+var (
+	ReplicaHealth_name = map[int32]string{
+		0: "REPLICA_HEALTH_UNSPECIFIED",
+		1: "REPLICA_HEALTH_HEALTHY",
+		2: "REPLICA_HEALTH_UNHEALTHY",
+	}
+	ReplicaHealth_value = map[string]int32{
+		"REPLICA_HEALTH_UNSPECIFIED": 0,
+		"REPLICA_HEALTH_HEALTHY":     1,
+		"REPLICA_HEALTH_UNHEALTHY":   2,
+	}
+)
+
+func (x ReplicaHealth) Enum() *ReplicaHealth {
+	p := new(ReplicaHealth)
+	*p = x
+	return p
+}
+
+func (x ReplicaHealth) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ReplicaHealth) Descriptor() protoreflect.EnumDescriptor {
+	return file_switchyard_v1_replica_proto_enumTypes[1].Descriptor()
+}
+
+func (ReplicaHealth) Type() protoreflect.EnumType {
+	return &file_switchyard_v1_replica_proto_enumTypes[1]
+}
+
+func (x ReplicaHealth) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ReplicaHealth.Descriptor instead.
+func (ReplicaHealth) EnumDescriptor() ([]byte, []int) {
+	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{1}
+}
+
 // Replica is one engine replica.
 type Replica struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -92,7 +146,10 @@ type Replica struct {
 	// Where switchyard subscribes to the engine's native vLLM KV-event stream
 	// (ZMQ). Unset = the engine does not publish there (it may still publish
 	// through KVEventService).
-	KvEvents      *KVEventSource `protobuf:"bytes,7,opt,name=kv_events,json=kvEvents,proto3" json:"kv_events,omitempty"`
+	KvEvents *KVEventSource `protobuf:"bytes,7,opt,name=kv_events,json=kvEvents,proto3" json:"kv_events,omitempty"`
+	// An HTTP URL the router probes with GET when it runs liveness checks
+	// (e.g. "http://10.0.0.5:8000/health"); 2xx = alive. Empty = not probed.
+	HealthUrl     string `protobuf:"bytes,8,opt,name=health_url,json=healthUrl,proto3" json:"health_url,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -174,6 +231,13 @@ func (x *Replica) GetKvEvents() *KVEventSource {
 		return x.KvEvents
 	}
 	return nil
+}
+
+func (x *Replica) GetHealthUrl() string {
+	if x != nil {
+		return x.HealthUrl
+	}
+	return ""
 }
 
 // KVEventSource is a vLLM engine's ZMQ KV-event endpoint, as configured with
@@ -325,7 +389,12 @@ type ReplicaStatus struct {
 	// Its live token load.
 	Load *ReplicaLoad `protobuf:"bytes,2,opt,name=load,proto3" json:"load,omitempty"`
 	// Its cached blocks in the index.
-	Cache         *ReplicaCache `protobuf:"bytes,3,opt,name=cache,proto3" json:"cache,omitempty"`
+	Cache *ReplicaCache `protobuf:"bytes,3,opt,name=cache,proto3" json:"cache,omitempty"`
+	// Whether liveness checks see it alive; unspecified when it is not checked
+	// (no heartbeat yet and no health_url, or liveness is off).
+	Health ReplicaHealth `protobuf:"varint,4,opt,name=health,proto3,enum=switchyard.v1.ReplicaHealth" json:"health,omitempty"`
+	// Why it is unhealthy (last probe error, heartbeat timeout); empty when healthy.
+	HealthDetail  string `protobuf:"bytes,5,opt,name=health_detail,json=healthDetail,proto3" json:"health_detail,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -379,6 +448,20 @@ func (x *ReplicaStatus) GetCache() *ReplicaCache {
 		return x.Cache
 	}
 	return nil
+}
+
+func (x *ReplicaStatus) GetHealth() ReplicaHealth {
+	if x != nil {
+		return x.Health
+	}
+	return ReplicaHealth_REPLICA_HEALTH_UNSPECIFIED
+}
+
+func (x *ReplicaStatus) GetHealthDetail() string {
+	if x != nil {
+		return x.HealthDetail
+	}
+	return ""
 }
 
 // ReplicaLoad is a replica's live token load.
@@ -831,6 +914,98 @@ func (x *ListReplicasRequest) GetModel() string {
 	return ""
 }
 
+// HeartbeatRequest reports one replica alive.
+type HeartbeatRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The replica's id (required).
+	ReplicaId     string `protobuf:"bytes,1,opt,name=replica_id,json=replicaId,proto3" json:"replica_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HeartbeatRequest) Reset() {
+	*x = HeartbeatRequest{}
+	mi := &file_switchyard_v1_replica_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HeartbeatRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HeartbeatRequest) ProtoMessage() {}
+
+func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchyard_v1_replica_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HeartbeatRequest.ProtoReflect.Descriptor instead.
+func (*HeartbeatRequest) Descriptor() ([]byte, []int) {
+	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *HeartbeatRequest) GetReplicaId() string {
+	if x != nil {
+		return x.ReplicaId
+	}
+	return ""
+}
+
+// HeartbeatResponse returns the replica's status after the heartbeat.
+type HeartbeatResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The replica with its live state and health.
+	Status        *ReplicaStatus `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HeartbeatResponse) Reset() {
+	*x = HeartbeatResponse{}
+	mi := &file_switchyard_v1_replica_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HeartbeatResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HeartbeatResponse) ProtoMessage() {}
+
+func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchyard_v1_replica_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HeartbeatResponse.ProtoReflect.Descriptor instead.
+func (*HeartbeatResponse) Descriptor() ([]byte, []int) {
+	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *HeartbeatResponse) GetStatus() *ReplicaStatus {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
 // ListReplicasResponse lists replicas sorted by id.
 type ListReplicasResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -842,7 +1017,7 @@ type ListReplicasResponse struct {
 
 func (x *ListReplicasResponse) Reset() {
 	*x = ListReplicasResponse{}
-	mi := &file_switchyard_v1_replica_proto_msgTypes[13]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -854,7 +1029,7 @@ func (x *ListReplicasResponse) String() string {
 func (*ListReplicasResponse) ProtoMessage() {}
 
 func (x *ListReplicasResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchyard_v1_replica_proto_msgTypes[13]
+	mi := &file_switchyard_v1_replica_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -867,7 +1042,7 @@ func (x *ListReplicasResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListReplicasResponse.ProtoReflect.Descriptor instead.
 func (*ListReplicasResponse) Descriptor() ([]byte, []int) {
-	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{13}
+	return file_switchyard_v1_replica_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListReplicasResponse) GetReplicas() []*ReplicaStatus {
@@ -881,7 +1056,7 @@ var File_switchyard_v1_replica_proto protoreflect.FileDescriptor
 
 const file_switchyard_v1_replica_proto_rawDesc = "" +
 	"\n" +
-	"\x1bswitchyard/v1/replica.proto\x12\rswitchyard.v1\"\xea\x02\n" +
+	"\x1bswitchyard/v1/replica.proto\x12\rswitchyard.v1\"\x89\x03\n" +
 	"\aReplica\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x12\x18\n" +
@@ -889,7 +1064,9 @@ const file_switchyard_v1_replica_proto_rawDesc = "" +
 	"\bcapacity\x18\x04 \x01(\v2\x1e.switchyard.v1.ReplicaCapacityR\bcapacity\x12:\n" +
 	"\x06labels\x18\x05 \x03(\v2\".switchyard.v1.Replica.LabelsEntryR\x06labels\x121\n" +
 	"\x05state\x18\x06 \x01(\x0e2\x1b.switchyard.v1.ReplicaStateR\x05state\x129\n" +
-	"\tkv_events\x18\a \x01(\v2\x1c.switchyard.v1.KVEventSourceR\bkvEvents\x1a9\n" +
+	"\tkv_events\x18\a \x01(\v2\x1c.switchyard.v1.KVEventSourceR\bkvEvents\x12\x1d\n" +
+	"\n" +
+	"health_url\x18\b \x01(\tR\thealthUrl\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xac\x01\n" +
@@ -901,11 +1078,13 @@ const file_switchyard_v1_replica_proto_rawDesc = "" +
 	"\x12data_parallel_size\x18\x05 \x01(\x05R\x10dataParallelSize\"\\\n" +
 	"\x0fReplicaCapacity\x12\x1b\n" +
 	"\tkv_blocks\x18\x01 \x01(\x03R\bkvBlocks\x12,\n" +
-	"\x12max_batched_tokens\x18\x02 \x01(\x03R\x10maxBatchedTokens\"\xa4\x01\n" +
+	"\x12max_batched_tokens\x18\x02 \x01(\x03R\x10maxBatchedTokens\"\xff\x01\n" +
 	"\rReplicaStatus\x120\n" +
 	"\areplica\x18\x01 \x01(\v2\x16.switchyard.v1.ReplicaR\areplica\x12.\n" +
 	"\x04load\x18\x02 \x01(\v2\x1a.switchyard.v1.ReplicaLoadR\x04load\x121\n" +
-	"\x05cache\x18\x03 \x01(\v2\x1b.switchyard.v1.ReplicaCacheR\x05cache\"\x82\x01\n" +
+	"\x05cache\x18\x03 \x01(\v2\x1b.switchyard.v1.ReplicaCacheR\x05cache\x124\n" +
+	"\x06health\x18\x04 \x01(\x0e2\x1c.switchyard.v1.ReplicaHealthR\x06health\x12#\n" +
+	"\rhealth_detail\x18\x05 \x01(\tR\fhealthDetail\"\x82\x01\n" +
 	"\vReplicaLoad\x12%\n" +
 	"\x0eprefill_tokens\x18\x01 \x01(\x03R\rprefillTokens\x12#\n" +
 	"\rdecode_blocks\x18\x02 \x01(\x03R\fdecodeBlocks\x12'\n" +
@@ -931,18 +1110,28 @@ const file_switchyard_v1_replica_proto_rawDesc = "" +
 	"\x17SetReplicaStateResponse\x124\n" +
 	"\x06status\x18\x01 \x01(\v2\x1c.switchyard.v1.ReplicaStatusR\x06status\"+\n" +
 	"\x13ListReplicasRequest\x12\x14\n" +
-	"\x05model\x18\x01 \x01(\tR\x05model\"P\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\"1\n" +
+	"\x10HeartbeatRequest\x12\x1d\n" +
+	"\n" +
+	"replica_id\x18\x01 \x01(\tR\treplicaId\"I\n" +
+	"\x11HeartbeatResponse\x124\n" +
+	"\x06status\x18\x01 \x01(\v2\x1c.switchyard.v1.ReplicaStatusR\x06status\"P\n" +
 	"\x14ListReplicasResponse\x128\n" +
 	"\breplicas\x18\x01 \x03(\v2\x1c.switchyard.v1.ReplicaStatusR\breplicas*b\n" +
 	"\fReplicaState\x12\x1d\n" +
 	"\x19REPLICA_STATE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13REPLICA_STATE_READY\x10\x01\x12\x1a\n" +
-	"\x16REPLICA_STATE_DRAINING\x10\x022\x95\x03\n" +
+	"\x16REPLICA_STATE_DRAINING\x10\x02*i\n" +
+	"\rReplicaHealth\x12\x1e\n" +
+	"\x1aREPLICA_HEALTH_UNSPECIFIED\x10\x00\x12\x1a\n" +
+	"\x16REPLICA_HEALTH_HEALTHY\x10\x01\x12\x1c\n" +
+	"\x18REPLICA_HEALTH_UNHEALTHY\x10\x022\xe5\x03\n" +
 	"\x0eReplicaService\x12`\n" +
 	"\x0fRegisterReplica\x12%.switchyard.v1.RegisterReplicaRequest\x1a&.switchyard.v1.RegisterReplicaResponse\x12f\n" +
 	"\x11DeregisterReplica\x12'.switchyard.v1.DeregisterReplicaRequest\x1a(.switchyard.v1.DeregisterReplicaResponse\x12`\n" +
 	"\x0fSetReplicaState\x12%.switchyard.v1.SetReplicaStateRequest\x1a&.switchyard.v1.SetReplicaStateResponse\x12W\n" +
-	"\fListReplicas\x12\".switchyard.v1.ListReplicasRequest\x1a#.switchyard.v1.ListReplicasResponseBHZFgithub.com/switchyard-llm/switchyard/gen/go/switchyard/v1;switchyardv1b\x06proto3"
+	"\fListReplicas\x12\".switchyard.v1.ListReplicasRequest\x1a#.switchyard.v1.ListReplicasResponse\x12N\n" +
+	"\tHeartbeat\x12\x1f.switchyard.v1.HeartbeatRequest\x1a .switchyard.v1.HeartbeatResponseBHZFgithub.com/switchyard-llm/switchyard/gen/go/switchyard/v1;switchyardv1b\x06proto3"
 
 var (
 	file_switchyard_v1_replica_proto_rawDescOnce sync.Once
@@ -956,52 +1145,59 @@ func file_switchyard_v1_replica_proto_rawDescGZIP() []byte {
 	return file_switchyard_v1_replica_proto_rawDescData
 }
 
-var file_switchyard_v1_replica_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_switchyard_v1_replica_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_switchyard_v1_replica_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_switchyard_v1_replica_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_switchyard_v1_replica_proto_goTypes = []any{
 	(ReplicaState)(0),                 // 0: switchyard.v1.ReplicaState
-	(*Replica)(nil),                   // 1: switchyard.v1.Replica
-	(*KVEventSource)(nil),             // 2: switchyard.v1.KVEventSource
-	(*ReplicaCapacity)(nil),           // 3: switchyard.v1.ReplicaCapacity
-	(*ReplicaStatus)(nil),             // 4: switchyard.v1.ReplicaStatus
-	(*ReplicaLoad)(nil),               // 5: switchyard.v1.ReplicaLoad
-	(*ReplicaCache)(nil),              // 6: switchyard.v1.ReplicaCache
-	(*RegisterReplicaRequest)(nil),    // 7: switchyard.v1.RegisterReplicaRequest
-	(*RegisterReplicaResponse)(nil),   // 8: switchyard.v1.RegisterReplicaResponse
-	(*DeregisterReplicaRequest)(nil),  // 9: switchyard.v1.DeregisterReplicaRequest
-	(*DeregisterReplicaResponse)(nil), // 10: switchyard.v1.DeregisterReplicaResponse
-	(*SetReplicaStateRequest)(nil),    // 11: switchyard.v1.SetReplicaStateRequest
-	(*SetReplicaStateResponse)(nil),   // 12: switchyard.v1.SetReplicaStateResponse
-	(*ListReplicasRequest)(nil),       // 13: switchyard.v1.ListReplicasRequest
-	(*ListReplicasResponse)(nil),      // 14: switchyard.v1.ListReplicasResponse
-	nil,                               // 15: switchyard.v1.Replica.LabelsEntry
+	(ReplicaHealth)(0),                // 1: switchyard.v1.ReplicaHealth
+	(*Replica)(nil),                   // 2: switchyard.v1.Replica
+	(*KVEventSource)(nil),             // 3: switchyard.v1.KVEventSource
+	(*ReplicaCapacity)(nil),           // 4: switchyard.v1.ReplicaCapacity
+	(*ReplicaStatus)(nil),             // 5: switchyard.v1.ReplicaStatus
+	(*ReplicaLoad)(nil),               // 6: switchyard.v1.ReplicaLoad
+	(*ReplicaCache)(nil),              // 7: switchyard.v1.ReplicaCache
+	(*RegisterReplicaRequest)(nil),    // 8: switchyard.v1.RegisterReplicaRequest
+	(*RegisterReplicaResponse)(nil),   // 9: switchyard.v1.RegisterReplicaResponse
+	(*DeregisterReplicaRequest)(nil),  // 10: switchyard.v1.DeregisterReplicaRequest
+	(*DeregisterReplicaResponse)(nil), // 11: switchyard.v1.DeregisterReplicaResponse
+	(*SetReplicaStateRequest)(nil),    // 12: switchyard.v1.SetReplicaStateRequest
+	(*SetReplicaStateResponse)(nil),   // 13: switchyard.v1.SetReplicaStateResponse
+	(*ListReplicasRequest)(nil),       // 14: switchyard.v1.ListReplicasRequest
+	(*HeartbeatRequest)(nil),          // 15: switchyard.v1.HeartbeatRequest
+	(*HeartbeatResponse)(nil),         // 16: switchyard.v1.HeartbeatResponse
+	(*ListReplicasResponse)(nil),      // 17: switchyard.v1.ListReplicasResponse
+	nil,                               // 18: switchyard.v1.Replica.LabelsEntry
 }
 var file_switchyard_v1_replica_proto_depIdxs = []int32{
-	3,  // 0: switchyard.v1.Replica.capacity:type_name -> switchyard.v1.ReplicaCapacity
-	15, // 1: switchyard.v1.Replica.labels:type_name -> switchyard.v1.Replica.LabelsEntry
+	4,  // 0: switchyard.v1.Replica.capacity:type_name -> switchyard.v1.ReplicaCapacity
+	18, // 1: switchyard.v1.Replica.labels:type_name -> switchyard.v1.Replica.LabelsEntry
 	0,  // 2: switchyard.v1.Replica.state:type_name -> switchyard.v1.ReplicaState
-	2,  // 3: switchyard.v1.Replica.kv_events:type_name -> switchyard.v1.KVEventSource
-	1,  // 4: switchyard.v1.ReplicaStatus.replica:type_name -> switchyard.v1.Replica
-	5,  // 5: switchyard.v1.ReplicaStatus.load:type_name -> switchyard.v1.ReplicaLoad
-	6,  // 6: switchyard.v1.ReplicaStatus.cache:type_name -> switchyard.v1.ReplicaCache
-	1,  // 7: switchyard.v1.RegisterReplicaRequest.replica:type_name -> switchyard.v1.Replica
-	4,  // 8: switchyard.v1.RegisterReplicaResponse.status:type_name -> switchyard.v1.ReplicaStatus
-	0,  // 9: switchyard.v1.SetReplicaStateRequest.state:type_name -> switchyard.v1.ReplicaState
-	4,  // 10: switchyard.v1.SetReplicaStateResponse.status:type_name -> switchyard.v1.ReplicaStatus
-	4,  // 11: switchyard.v1.ListReplicasResponse.replicas:type_name -> switchyard.v1.ReplicaStatus
-	7,  // 12: switchyard.v1.ReplicaService.RegisterReplica:input_type -> switchyard.v1.RegisterReplicaRequest
-	9,  // 13: switchyard.v1.ReplicaService.DeregisterReplica:input_type -> switchyard.v1.DeregisterReplicaRequest
-	11, // 14: switchyard.v1.ReplicaService.SetReplicaState:input_type -> switchyard.v1.SetReplicaStateRequest
-	13, // 15: switchyard.v1.ReplicaService.ListReplicas:input_type -> switchyard.v1.ListReplicasRequest
-	8,  // 16: switchyard.v1.ReplicaService.RegisterReplica:output_type -> switchyard.v1.RegisterReplicaResponse
-	10, // 17: switchyard.v1.ReplicaService.DeregisterReplica:output_type -> switchyard.v1.DeregisterReplicaResponse
-	12, // 18: switchyard.v1.ReplicaService.SetReplicaState:output_type -> switchyard.v1.SetReplicaStateResponse
-	14, // 19: switchyard.v1.ReplicaService.ListReplicas:output_type -> switchyard.v1.ListReplicasResponse
-	16, // [16:20] is the sub-list for method output_type
-	12, // [12:16] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	3,  // 3: switchyard.v1.Replica.kv_events:type_name -> switchyard.v1.KVEventSource
+	2,  // 4: switchyard.v1.ReplicaStatus.replica:type_name -> switchyard.v1.Replica
+	6,  // 5: switchyard.v1.ReplicaStatus.load:type_name -> switchyard.v1.ReplicaLoad
+	7,  // 6: switchyard.v1.ReplicaStatus.cache:type_name -> switchyard.v1.ReplicaCache
+	1,  // 7: switchyard.v1.ReplicaStatus.health:type_name -> switchyard.v1.ReplicaHealth
+	2,  // 8: switchyard.v1.RegisterReplicaRequest.replica:type_name -> switchyard.v1.Replica
+	5,  // 9: switchyard.v1.RegisterReplicaResponse.status:type_name -> switchyard.v1.ReplicaStatus
+	0,  // 10: switchyard.v1.SetReplicaStateRequest.state:type_name -> switchyard.v1.ReplicaState
+	5,  // 11: switchyard.v1.SetReplicaStateResponse.status:type_name -> switchyard.v1.ReplicaStatus
+	5,  // 12: switchyard.v1.HeartbeatResponse.status:type_name -> switchyard.v1.ReplicaStatus
+	5,  // 13: switchyard.v1.ListReplicasResponse.replicas:type_name -> switchyard.v1.ReplicaStatus
+	8,  // 14: switchyard.v1.ReplicaService.RegisterReplica:input_type -> switchyard.v1.RegisterReplicaRequest
+	10, // 15: switchyard.v1.ReplicaService.DeregisterReplica:input_type -> switchyard.v1.DeregisterReplicaRequest
+	12, // 16: switchyard.v1.ReplicaService.SetReplicaState:input_type -> switchyard.v1.SetReplicaStateRequest
+	14, // 17: switchyard.v1.ReplicaService.ListReplicas:input_type -> switchyard.v1.ListReplicasRequest
+	15, // 18: switchyard.v1.ReplicaService.Heartbeat:input_type -> switchyard.v1.HeartbeatRequest
+	9,  // 19: switchyard.v1.ReplicaService.RegisterReplica:output_type -> switchyard.v1.RegisterReplicaResponse
+	11, // 20: switchyard.v1.ReplicaService.DeregisterReplica:output_type -> switchyard.v1.DeregisterReplicaResponse
+	13, // 21: switchyard.v1.ReplicaService.SetReplicaState:output_type -> switchyard.v1.SetReplicaStateResponse
+	17, // 22: switchyard.v1.ReplicaService.ListReplicas:output_type -> switchyard.v1.ListReplicasResponse
+	16, // 23: switchyard.v1.ReplicaService.Heartbeat:output_type -> switchyard.v1.HeartbeatResponse
+	19, // [19:24] is the sub-list for method output_type
+	14, // [14:19] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_switchyard_v1_replica_proto_init() }
@@ -1014,8 +1210,8 @@ func file_switchyard_v1_replica_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchyard_v1_replica_proto_rawDesc), len(file_switchyard_v1_replica_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   15,
+			NumEnums:      2,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

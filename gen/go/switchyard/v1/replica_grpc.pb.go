@@ -23,6 +23,7 @@ const (
 	ReplicaService_DeregisterReplica_FullMethodName = "/switchyard.v1.ReplicaService/DeregisterReplica"
 	ReplicaService_SetReplicaState_FullMethodName   = "/switchyard.v1.ReplicaService/SetReplicaState"
 	ReplicaService_ListReplicas_FullMethodName      = "/switchyard.v1.ReplicaService/ListReplicas"
+	ReplicaService_Heartbeat_FullMethodName         = "/switchyard.v1.ReplicaService/Heartbeat"
 )
 
 // ReplicaServiceClient is the client API for ReplicaService service.
@@ -43,6 +44,12 @@ type ReplicaServiceClient interface {
 	SetReplicaState(ctx context.Context, in *SetReplicaStateRequest, opts ...grpc.CallOption) (*SetReplicaStateResponse, error)
 	// ListReplicas returns replicas with their live load and cache statistics.
 	ListReplicas(ctx context.Context, in *ListReplicasRequest, opts ...grpc.CallOption) (*ListReplicasResponse, error)
+	// Heartbeat tells the router the replica is alive. When the server runs
+	// liveness checks, a replica that heartbeated once and then misses them for
+	// the heartbeat timeout turns unhealthy (no picks, index entries and
+	// reservations dropped) until it heartbeats again. NOT_FOUND for an unknown
+	// id: the replica should register (again, after a router restart).
+	Heartbeat(ctx context.Context, in *HeartbeatRequest, opts ...grpc.CallOption) (*HeartbeatResponse, error)
 }
 
 type replicaServiceClient struct {
@@ -93,6 +100,16 @@ func (c *replicaServiceClient) ListReplicas(ctx context.Context, in *ListReplica
 	return out, nil
 }
 
+func (c *replicaServiceClient) Heartbeat(ctx context.Context, in *HeartbeatRequest, opts ...grpc.CallOption) (*HeartbeatResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(HeartbeatResponse)
+	err := c.cc.Invoke(ctx, ReplicaService_Heartbeat_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ReplicaServiceServer is the server API for ReplicaService service.
 // All implementations must embed UnimplementedReplicaServiceServer
 // for forward compatibility.
@@ -111,6 +128,12 @@ type ReplicaServiceServer interface {
 	SetReplicaState(context.Context, *SetReplicaStateRequest) (*SetReplicaStateResponse, error)
 	// ListReplicas returns replicas with their live load and cache statistics.
 	ListReplicas(context.Context, *ListReplicasRequest) (*ListReplicasResponse, error)
+	// Heartbeat tells the router the replica is alive. When the server runs
+	// liveness checks, a replica that heartbeated once and then misses them for
+	// the heartbeat timeout turns unhealthy (no picks, index entries and
+	// reservations dropped) until it heartbeats again. NOT_FOUND for an unknown
+	// id: the replica should register (again, after a router restart).
+	Heartbeat(context.Context, *HeartbeatRequest) (*HeartbeatResponse, error)
 	mustEmbedUnimplementedReplicaServiceServer()
 }
 
@@ -132,6 +155,9 @@ func (UnimplementedReplicaServiceServer) SetReplicaState(context.Context, *SetRe
 }
 func (UnimplementedReplicaServiceServer) ListReplicas(context.Context, *ListReplicasRequest) (*ListReplicasResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListReplicas not implemented")
+}
+func (UnimplementedReplicaServiceServer) Heartbeat(context.Context, *HeartbeatRequest) (*HeartbeatResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Heartbeat not implemented")
 }
 func (UnimplementedReplicaServiceServer) mustEmbedUnimplementedReplicaServiceServer() {}
 func (UnimplementedReplicaServiceServer) testEmbeddedByValue()                        {}
@@ -226,6 +252,24 @@ func _ReplicaService_ListReplicas_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ReplicaService_Heartbeat_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(HeartbeatRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ReplicaServiceServer).Heartbeat(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ReplicaService_Heartbeat_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ReplicaServiceServer).Heartbeat(ctx, req.(*HeartbeatRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ReplicaService_ServiceDesc is the grpc.ServiceDesc for ReplicaService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -248,6 +292,10 @@ var ReplicaService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListReplicas",
 			Handler:    _ReplicaService_ListReplicas_Handler,
+		},
+		{
+			MethodName: "Heartbeat",
+			Handler:    _ReplicaService_Heartbeat_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

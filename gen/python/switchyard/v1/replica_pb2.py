@@ -13,7 +13,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bswitchyard/v1/replica.proto\x12\rswitchyard.v1\"\xa7\x02\n\x07Replica\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05model\x18\x02 \x01(\t\x12\x0f\n\x07\x61\x64\x64ress\x18\x03 \x01(\t\x12\x30\n\x08\x63\x61pacity\x18\x04 \x01(\x0b\x32\x1e.switchyard.v1.ReplicaCapacity\x12\x32\n\x06labels\x18\x05 \x03(\x0b\x32\".switchyard.v1.Replica.LabelsEntry\x12*\n\x05state\x18\x06 \x01(\x0e\x32\x1b.switchyard.v1.ReplicaState\x12/\n\tkv_events\x18\x07 \x01(\x0b\x32\x1c.switchyard.v1.KVEventSource\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"s\n\rKVEventSource\x12\x10\n\x08\x65ndpoint\x18\x01 \x01(\t\x12\x17\n\x0freplay_endpoint\x18\x02 \x01(\t\x12\r\n\x05topic\x18\x03 \x01(\t\x12\x0c\n\x04\x62ind\x18\x04 \x01(\x08\x12\x1a\n\x12\x64\x61ta_parallel_size\x18\x05 \x01(\x05\"@\n\x0fReplicaCapacity\x12\x11\n\tkv_blocks\x18\x01 \x01(\x03\x12\x1a\n\x12max_batched_tokens\x18\x02 \x01(\x03\"\x8e\x01\n\rReplicaStatus\x12\'\n\x07replica\x18\x01 \x01(\x0b\x32\x16.switchyard.v1.Replica\x12(\n\x04load\x18\x02 \x01(\x0b\x32\x1a.switchyard.v1.ReplicaLoad\x12*\n\x05\x63\x61\x63he\x18\x03 \x01(\x0b\x32\x1b.switchyard.v1.ReplicaCache\"U\n\x0bReplicaLoad\x12\x16\n\x0eprefill_tokens\x18\x01 \x01(\x03\x12\x15\n\rdecode_blocks\x18\x02 \x01(\x03\x12\x17\n\x0f\x61\x63tive_requests\x18\x03 \x01(\x03\"O\n\x0cReplicaCache\x12\x15\n\rdevice_blocks\x18\x01 \x01(\x03\x12\x13\n\x0bhost_blocks\x18\x02 \x01(\x03\x12\x13\n\x0b\x64isk_blocks\x18\x03 \x01(\x03\"A\n\x16RegisterReplicaRequest\x12\'\n\x07replica\x18\x01 \x01(\x0b\x32\x16.switchyard.v1.Replica\"G\n\x17RegisterReplicaResponse\x12,\n\x06status\x18\x01 \x01(\x0b\x32\x1c.switchyard.v1.ReplicaStatus\".\n\x18\x44\x65registerReplicaRequest\x12\x12\n\nreplica_id\x18\x01 \x01(\t\"\x1b\n\x19\x44\x65registerReplicaResponse\"X\n\x16SetReplicaStateRequest\x12\x12\n\nreplica_id\x18\x01 \x01(\t\x12*\n\x05state\x18\x02 \x01(\x0e\x32\x1b.switchyard.v1.ReplicaState\"G\n\x17SetReplicaStateResponse\x12,\n\x06status\x18\x01 \x01(\x0b\x32\x1c.switchyard.v1.ReplicaStatus\"$\n\x13ListReplicasRequest\x12\r\n\x05model\x18\x01 \x01(\t\"F\n\x14ListReplicasResponse\x12.\n\x08replicas\x18\x01 \x03(\x0b\x32\x1c.switchyard.v1.ReplicaStatus*b\n\x0cReplicaState\x12\x1d\n\x19REPLICA_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13REPLICA_STATE_READY\x10\x01\x12\x1a\n\x16REPLICA_STATE_DRAINING\x10\x02\x32\x95\x03\n\x0eReplicaService\x12`\n\x0fRegisterReplica\x12%.switchyard.v1.RegisterReplicaRequest\x1a&.switchyard.v1.RegisterReplicaResponse\x12\x66\n\x11\x44\x65registerReplica\x12\'.switchyard.v1.DeregisterReplicaRequest\x1a(.switchyard.v1.DeregisterReplicaResponse\x12`\n\x0fSetReplicaState\x12%.switchyard.v1.SetReplicaStateRequest\x1a&.switchyard.v1.SetReplicaStateResponse\x12W\n\x0cListReplicas\x12\".switchyard.v1.ListReplicasRequest\x1a#.switchyard.v1.ListReplicasResponseBHZFgithub.com/switchyard-llm/switchyard/gen/go/switchyard/v1;switchyardv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bswitchyard/v1/replica.proto\x12\rswitchyard.v1\"\xbb\x02\n\x07Replica\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05model\x18\x02 \x01(\t\x12\x0f\n\x07\x61\x64\x64ress\x18\x03 \x01(\t\x12\x30\n\x08\x63\x61pacity\x18\x04 \x01(\x0b\x32\x1e.switchyard.v1.ReplicaCapacity\x12\x32\n\x06labels\x18\x05 \x03(\x0b\x32\".switchyard.v1.Replica.LabelsEntry\x12*\n\x05state\x18\x06 \x01(\x0e\x32\x1b.switchyard.v1.ReplicaState\x12/\n\tkv_events\x18\x07 \x01(\x0b\x32\x1c.switchyard.v1.KVEventSource\x12\x12\n\nhealth_url\x18\x08 \x01(\t\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"s\n\rKVEventSource\x12\x10\n\x08\x65ndpoint\x18\x01 \x01(\t\x12\x17\n\x0freplay_endpoint\x18\x02 \x01(\t\x12\r\n\x05topic\x18\x03 \x01(\t\x12\x0c\n\x04\x62ind\x18\x04 \x01(\x08\x12\x1a\n\x12\x64\x61ta_parallel_size\x18\x05 \x01(\x05\"@\n\x0fReplicaCapacity\x12\x11\n\tkv_blocks\x18\x01 \x01(\x03\x12\x1a\n\x12max_batched_tokens\x18\x02 \x01(\x03\"\xd3\x01\n\rReplicaStatus\x12\'\n\x07replica\x18\x01 \x01(\x0b\x32\x16.switchyard.v1.Replica\x12(\n\x04load\x18\x02 \x01(\x0b\x32\x1a.switchyard.v1.ReplicaLoad\x12*\n\x05\x63\x61\x63he\x18\x03 \x01(\x0b\x32\x1b.switchyard.v1.ReplicaCache\x12,\n\x06health\x18\x04 \x01(\x0e\x32\x1c.switchyard.v1.ReplicaHealth\x12\x15\n\rhealth_detail\x18\x05 \x01(\t\"U\n\x0bReplicaLoad\x12\x16\n\x0eprefill_tokens\x18\x01 \x01(\x03\x12\x15\n\rdecode_blocks\x18\x02 \x01(\x03\x12\x17\n\x0f\x61\x63tive_requests\x18\x03 \x01(\x03\"O\n\x0cReplicaCache\x12\x15\n\rdevice_blocks\x18\x01 \x01(\x03\x12\x13\n\x0bhost_blocks\x18\x02 \x01(\x03\x12\x13\n\x0b\x64isk_blocks\x18\x03 \x01(\x03\"A\n\x16RegisterReplicaRequest\x12\'\n\x07replica\x18\x01 \x01(\x0b\x32\x16.switchyard.v1.Replica\"G\n\x17RegisterReplicaResponse\x12,\n\x06status\x18\x01 \x01(\x0b\x32\x1c.switchyard.v1.ReplicaStatus\".\n\x18\x44\x65registerReplicaRequest\x12\x12\n\nreplica_id\x18\x01 \x01(\t\"\x1b\n\x19\x44\x65registerReplicaResponse\"X\n\x16SetReplicaStateRequest\x12\x12\n\nreplica_id\x18\x01 \x01(\t\x12*\n\x05state\x18\x02 \x01(\x0e\x32\x1b.switchyard.v1.ReplicaState\"G\n\x17SetReplicaStateResponse\x12,\n\x06status\x18\x01 \x01(\x0b\x32\x1c.switchyard.v1.ReplicaStatus\"$\n\x13ListReplicasRequest\x12\r\n\x05model\x18\x01 \x01(\t\"&\n\x10HeartbeatRequest\x12\x12\n\nreplica_id\x18\x01 \x01(\t\"A\n\x11HeartbeatResponse\x12,\n\x06status\x18\x01 \x01(\x0b\x32\x1c.switchyard.v1.ReplicaStatus\"F\n\x14ListReplicasResponse\x12.\n\x08replicas\x18\x01 \x03(\x0b\x32\x1c.switchyard.v1.ReplicaStatus*b\n\x0cReplicaState\x12\x1d\n\x19REPLICA_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13REPLICA_STATE_READY\x10\x01\x12\x1a\n\x16REPLICA_STATE_DRAINING\x10\x02*i\n\rReplicaHealth\x12\x1e\n\x1aREPLICA_HEALTH_UNSPECIFIED\x10\x00\x12\x1a\n\x16REPLICA_HEALTH_HEALTHY\x10\x01\x12\x1c\n\x18REPLICA_HEALTH_UNHEALTHY\x10\x02\x32\xe5\x03\n\x0eReplicaService\x12`\n\x0fRegisterReplica\x12%.switchyard.v1.RegisterReplicaRequest\x1a&.switchyard.v1.RegisterReplicaResponse\x12\x66\n\x11\x44\x65registerReplica\x12\'.switchyard.v1.DeregisterReplicaRequest\x1a(.switchyard.v1.DeregisterReplicaResponse\x12`\n\x0fSetReplicaState\x12%.switchyard.v1.SetReplicaStateRequest\x1a&.switchyard.v1.SetReplicaStateResponse\x12W\n\x0cListReplicas\x12\".switchyard.v1.ListReplicasRequest\x1a#.switchyard.v1.ListReplicasResponse\x12N\n\tHeartbeat\x12\x1f.switchyard.v1.HeartbeatRequest\x1a .switchyard.v1.HeartbeatResponseBHZFgithub.com/switchyard-llm/switchyard/gen/go/switchyard/v1;switchyardv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'switchyard.v1.replica_pb2', globals())
@@ -23,38 +23,44 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   DESCRIPTOR._serialized_options = b'ZFgithub.com/switchyard-llm/switchyard/gen/go/switchyard/v1;switchyardv1'
   _REPLICA_LABELSENTRY._options = None
   _REPLICA_LABELSENTRY._serialized_options = b'8\001'
-  _REPLICASTATE._serialized_start=1330
-  _REPLICASTATE._serialized_end=1428
+  _REPLICASTATE._serialized_start=1526
+  _REPLICASTATE._serialized_end=1624
+  _REPLICAHEALTH._serialized_start=1626
+  _REPLICAHEALTH._serialized_end=1731
   _REPLICA._serialized_start=47
-  _REPLICA._serialized_end=342
-  _REPLICA_LABELSENTRY._serialized_start=297
-  _REPLICA_LABELSENTRY._serialized_end=342
-  _KVEVENTSOURCE._serialized_start=344
-  _KVEVENTSOURCE._serialized_end=459
-  _REPLICACAPACITY._serialized_start=461
-  _REPLICACAPACITY._serialized_end=525
-  _REPLICASTATUS._serialized_start=528
-  _REPLICASTATUS._serialized_end=670
-  _REPLICALOAD._serialized_start=672
-  _REPLICALOAD._serialized_end=757
-  _REPLICACACHE._serialized_start=759
-  _REPLICACACHE._serialized_end=838
-  _REGISTERREPLICAREQUEST._serialized_start=840
-  _REGISTERREPLICAREQUEST._serialized_end=905
-  _REGISTERREPLICARESPONSE._serialized_start=907
-  _REGISTERREPLICARESPONSE._serialized_end=978
-  _DEREGISTERREPLICAREQUEST._serialized_start=980
-  _DEREGISTERREPLICAREQUEST._serialized_end=1026
-  _DEREGISTERREPLICARESPONSE._serialized_start=1028
-  _DEREGISTERREPLICARESPONSE._serialized_end=1055
-  _SETREPLICASTATEREQUEST._serialized_start=1057
-  _SETREPLICASTATEREQUEST._serialized_end=1145
-  _SETREPLICASTATERESPONSE._serialized_start=1147
-  _SETREPLICASTATERESPONSE._serialized_end=1218
-  _LISTREPLICASREQUEST._serialized_start=1220
-  _LISTREPLICASREQUEST._serialized_end=1256
-  _LISTREPLICASRESPONSE._serialized_start=1258
-  _LISTREPLICASRESPONSE._serialized_end=1328
-  _REPLICASERVICE._serialized_start=1431
-  _REPLICASERVICE._serialized_end=1836
+  _REPLICA._serialized_end=362
+  _REPLICA_LABELSENTRY._serialized_start=317
+  _REPLICA_LABELSENTRY._serialized_end=362
+  _KVEVENTSOURCE._serialized_start=364
+  _KVEVENTSOURCE._serialized_end=479
+  _REPLICACAPACITY._serialized_start=481
+  _REPLICACAPACITY._serialized_end=545
+  _REPLICASTATUS._serialized_start=548
+  _REPLICASTATUS._serialized_end=759
+  _REPLICALOAD._serialized_start=761
+  _REPLICALOAD._serialized_end=846
+  _REPLICACACHE._serialized_start=848
+  _REPLICACACHE._serialized_end=927
+  _REGISTERREPLICAREQUEST._serialized_start=929
+  _REGISTERREPLICAREQUEST._serialized_end=994
+  _REGISTERREPLICARESPONSE._serialized_start=996
+  _REGISTERREPLICARESPONSE._serialized_end=1067
+  _DEREGISTERREPLICAREQUEST._serialized_start=1069
+  _DEREGISTERREPLICAREQUEST._serialized_end=1115
+  _DEREGISTERREPLICARESPONSE._serialized_start=1117
+  _DEREGISTERREPLICARESPONSE._serialized_end=1144
+  _SETREPLICASTATEREQUEST._serialized_start=1146
+  _SETREPLICASTATEREQUEST._serialized_end=1234
+  _SETREPLICASTATERESPONSE._serialized_start=1236
+  _SETREPLICASTATERESPONSE._serialized_end=1307
+  _LISTREPLICASREQUEST._serialized_start=1309
+  _LISTREPLICASREQUEST._serialized_end=1345
+  _HEARTBEATREQUEST._serialized_start=1347
+  _HEARTBEATREQUEST._serialized_end=1385
+  _HEARTBEATRESPONSE._serialized_start=1387
+  _HEARTBEATRESPONSE._serialized_end=1452
+  _LISTREPLICASRESPONSE._serialized_start=1454
+  _LISTREPLICASRESPONSE._serialized_end=1524
+  _REPLICASERVICE._serialized_start=1734
+  _REPLICASERVICE._serialized_end=2219
 # @@protoc_insertion_point(module_scope)

@@ -5,6 +5,9 @@ from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+REPLICA_HEALTH_HEALTHY: ReplicaHealth
+REPLICA_HEALTH_UNHEALTHY: ReplicaHealth
+REPLICA_HEALTH_UNSPECIFIED: ReplicaHealth
 REPLICA_STATE_DRAINING: ReplicaState
 REPLICA_STATE_READY: ReplicaState
 REPLICA_STATE_UNSPECIFIED: ReplicaState
@@ -18,6 +21,18 @@ class DeregisterReplicaRequest(_message.Message):
 class DeregisterReplicaResponse(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
+
+class HeartbeatRequest(_message.Message):
+    __slots__ = ["replica_id"]
+    REPLICA_ID_FIELD_NUMBER: _ClassVar[int]
+    replica_id: str
+    def __init__(self, replica_id: _Optional[str] = ...) -> None: ...
+
+class HeartbeatResponse(_message.Message):
+    __slots__ = ["status"]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    status: ReplicaStatus
+    def __init__(self, status: _Optional[_Union[ReplicaStatus, _Mapping]] = ...) -> None: ...
 
 class KVEventSource(_message.Message):
     __slots__ = ["bind", "data_parallel_size", "endpoint", "replay_endpoint", "topic"]
@@ -58,7 +73,7 @@ class RegisterReplicaResponse(_message.Message):
     def __init__(self, status: _Optional[_Union[ReplicaStatus, _Mapping]] = ...) -> None: ...
 
 class Replica(_message.Message):
-    __slots__ = ["address", "capacity", "id", "kv_events", "labels", "model", "state"]
+    __slots__ = ["address", "capacity", "health_url", "id", "kv_events", "labels", "model", "state"]
     class LabelsEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -68,6 +83,7 @@ class Replica(_message.Message):
         def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     ADDRESS_FIELD_NUMBER: _ClassVar[int]
     CAPACITY_FIELD_NUMBER: _ClassVar[int]
+    HEALTH_URL_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     KV_EVENTS_FIELD_NUMBER: _ClassVar[int]
     LABELS_FIELD_NUMBER: _ClassVar[int]
@@ -75,12 +91,13 @@ class Replica(_message.Message):
     STATE_FIELD_NUMBER: _ClassVar[int]
     address: str
     capacity: ReplicaCapacity
+    health_url: str
     id: str
     kv_events: KVEventSource
     labels: _containers.ScalarMap[str, str]
     model: str
     state: ReplicaState
-    def __init__(self, id: _Optional[str] = ..., model: _Optional[str] = ..., address: _Optional[str] = ..., capacity: _Optional[_Union[ReplicaCapacity, _Mapping]] = ..., labels: _Optional[_Mapping[str, str]] = ..., state: _Optional[_Union[ReplicaState, str]] = ..., kv_events: _Optional[_Union[KVEventSource, _Mapping]] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., model: _Optional[str] = ..., address: _Optional[str] = ..., capacity: _Optional[_Union[ReplicaCapacity, _Mapping]] = ..., labels: _Optional[_Mapping[str, str]] = ..., state: _Optional[_Union[ReplicaState, str]] = ..., kv_events: _Optional[_Union[KVEventSource, _Mapping]] = ..., health_url: _Optional[str] = ...) -> None: ...
 
 class ReplicaCache(_message.Message):
     __slots__ = ["device_blocks", "disk_blocks", "host_blocks"]
@@ -111,14 +128,18 @@ class ReplicaLoad(_message.Message):
     def __init__(self, prefill_tokens: _Optional[int] = ..., decode_blocks: _Optional[int] = ..., active_requests: _Optional[int] = ...) -> None: ...
 
 class ReplicaStatus(_message.Message):
-    __slots__ = ["cache", "load", "replica"]
+    __slots__ = ["cache", "health", "health_detail", "load", "replica"]
     CACHE_FIELD_NUMBER: _ClassVar[int]
+    HEALTH_DETAIL_FIELD_NUMBER: _ClassVar[int]
+    HEALTH_FIELD_NUMBER: _ClassVar[int]
     LOAD_FIELD_NUMBER: _ClassVar[int]
     REPLICA_FIELD_NUMBER: _ClassVar[int]
     cache: ReplicaCache
+    health: ReplicaHealth
+    health_detail: str
     load: ReplicaLoad
     replica: Replica
-    def __init__(self, replica: _Optional[_Union[Replica, _Mapping]] = ..., load: _Optional[_Union[ReplicaLoad, _Mapping]] = ..., cache: _Optional[_Union[ReplicaCache, _Mapping]] = ...) -> None: ...
+    def __init__(self, replica: _Optional[_Union[Replica, _Mapping]] = ..., load: _Optional[_Union[ReplicaLoad, _Mapping]] = ..., cache: _Optional[_Union[ReplicaCache, _Mapping]] = ..., health: _Optional[_Union[ReplicaHealth, str]] = ..., health_detail: _Optional[str] = ...) -> None: ...
 
 class SetReplicaStateRequest(_message.Message):
     __slots__ = ["replica_id", "state"]
@@ -135,4 +156,7 @@ class SetReplicaStateResponse(_message.Message):
     def __init__(self, status: _Optional[_Union[ReplicaStatus, _Mapping]] = ...) -> None: ...
 
 class ReplicaState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class ReplicaHealth(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -36,6 +36,11 @@ class ReplicaServiceStub(object):
                 request_serializer=switchyard_dot_v1_dot_replica__pb2.ListReplicasRequest.SerializeToString,
                 response_deserializer=switchyard_dot_v1_dot_replica__pb2.ListReplicasResponse.FromString,
                 )
+        self.Heartbeat = channel.unary_unary(
+                '/switchyard.v1.ReplicaService/Heartbeat',
+                request_serializer=switchyard_dot_v1_dot_replica__pb2.HeartbeatRequest.SerializeToString,
+                response_deserializer=switchyard_dot_v1_dot_replica__pb2.HeartbeatResponse.FromString,
+                )
 
 
 class ReplicaServiceServicer(object):
@@ -74,6 +79,17 @@ class ReplicaServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Heartbeat(self, request, context):
+        """Heartbeat tells the router the replica is alive. When the server runs
+        liveness checks, a replica that heartbeated once and then misses them for
+        the heartbeat timeout turns unhealthy (no picks, index entries and
+        reservations dropped) until it heartbeats again. NOT_FOUND for an unknown
+        id: the replica should register (again, after a router restart).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ReplicaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -96,6 +112,11 @@ def add_ReplicaServiceServicer_to_server(servicer, server):
                     servicer.ListReplicas,
                     request_deserializer=switchyard_dot_v1_dot_replica__pb2.ListReplicasRequest.FromString,
                     response_serializer=switchyard_dot_v1_dot_replica__pb2.ListReplicasResponse.SerializeToString,
+            ),
+            'Heartbeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.Heartbeat,
+                    request_deserializer=switchyard_dot_v1_dot_replica__pb2.HeartbeatRequest.FromString,
+                    response_serializer=switchyard_dot_v1_dot_replica__pb2.HeartbeatResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -174,5 +195,22 @@ class ReplicaService(object):
         return grpc.experimental.unary_unary(request, target, '/switchyard.v1.ReplicaService/ListReplicas',
             switchyard_dot_v1_dot_replica__pb2.ListReplicasRequest.SerializeToString,
             switchyard_dot_v1_dot_replica__pb2.ListReplicasResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def Heartbeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/switchyard.v1.ReplicaService/Heartbeat',
+            switchyard_dot_v1_dot_replica__pb2.HeartbeatRequest.SerializeToString,
+            switchyard_dot_v1_dot_replica__pb2.HeartbeatResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -45,6 +45,9 @@ const (
 	// ReplicaServiceListReplicasProcedure is the fully-qualified name of the ReplicaService's
 	// ListReplicas RPC.
 	ReplicaServiceListReplicasProcedure = "/switchyard.v1.ReplicaService/ListReplicas"
+	// ReplicaServiceHeartbeatProcedure is the fully-qualified name of the ReplicaService's Heartbeat
+	// RPC.
+	ReplicaServiceHeartbeatProcedure = "/switchyard.v1.ReplicaService/Heartbeat"
 )
 
 // ReplicaServiceClient is a client for the switchyard.v1.ReplicaService service.
@@ -60,6 +63,12 @@ type ReplicaServiceClient interface {
 	SetReplicaState(context.Context, *v1.SetReplicaStateRequest) (*v1.SetReplicaStateResponse, error)
 	// ListReplicas returns replicas with their live load and cache statistics.
 	ListReplicas(context.Context, *v1.ListReplicasRequest) (*v1.ListReplicasResponse, error)
+	// Heartbeat tells the router the replica is alive. When the server runs
+	// liveness checks, a replica that heartbeated once and then misses them for
+	// the heartbeat timeout turns unhealthy (no picks, index entries and
+	// reservations dropped) until it heartbeats again. NOT_FOUND for an unknown
+	// id: the replica should register (again, after a router restart).
+	Heartbeat(context.Context, *v1.HeartbeatRequest) (*v1.HeartbeatResponse, error)
 }
 
 // NewReplicaServiceClient constructs a client for the switchyard.v1.ReplicaService service. By
@@ -97,6 +106,12 @@ func NewReplicaServiceClient(httpClient connect.HTTPClient, baseURL string, opts
 			connect.WithSchema(replicaServiceMethods.ByName("ListReplicas")),
 			connect.WithClientOptions(opts...),
 		),
+		heartbeat: connect.NewClient[v1.HeartbeatRequest, v1.HeartbeatResponse](
+			httpClient,
+			baseURL+ReplicaServiceHeartbeatProcedure,
+			connect.WithSchema(replicaServiceMethods.ByName("Heartbeat")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -106,6 +121,7 @@ type replicaServiceClient struct {
 	deregisterReplica *connect.Client[v1.DeregisterReplicaRequest, v1.DeregisterReplicaResponse]
 	setReplicaState   *connect.Client[v1.SetReplicaStateRequest, v1.SetReplicaStateResponse]
 	listReplicas      *connect.Client[v1.ListReplicasRequest, v1.ListReplicasResponse]
+	heartbeat         *connect.Client[v1.HeartbeatRequest, v1.HeartbeatResponse]
 }
 
 // RegisterReplica calls switchyard.v1.ReplicaService.RegisterReplica.
@@ -144,6 +160,15 @@ func (c *replicaServiceClient) ListReplicas(ctx context.Context, req *v1.ListRep
 	return nil, err
 }
 
+// Heartbeat calls switchyard.v1.ReplicaService.Heartbeat.
+func (c *replicaServiceClient) Heartbeat(ctx context.Context, req *v1.HeartbeatRequest) (*v1.HeartbeatResponse, error) {
+	response, err := c.heartbeat.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // ReplicaServiceHandler is an implementation of the switchyard.v1.ReplicaService service.
 type ReplicaServiceHandler interface {
 	// RegisterReplica adds a replica, or updates it when the id exists (its
@@ -157,6 +182,12 @@ type ReplicaServiceHandler interface {
 	SetReplicaState(context.Context, *v1.SetReplicaStateRequest) (*v1.SetReplicaStateResponse, error)
 	// ListReplicas returns replicas with their live load and cache statistics.
 	ListReplicas(context.Context, *v1.ListReplicasRequest) (*v1.ListReplicasResponse, error)
+	// Heartbeat tells the router the replica is alive. When the server runs
+	// liveness checks, a replica that heartbeated once and then misses them for
+	// the heartbeat timeout turns unhealthy (no picks, index entries and
+	// reservations dropped) until it heartbeats again. NOT_FOUND for an unknown
+	// id: the replica should register (again, after a router restart).
+	Heartbeat(context.Context, *v1.HeartbeatRequest) (*v1.HeartbeatResponse, error)
 }
 
 // NewReplicaServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -190,6 +221,12 @@ func NewReplicaServiceHandler(svc ReplicaServiceHandler, opts ...connect.Handler
 		connect.WithSchema(replicaServiceMethods.ByName("ListReplicas")),
 		connect.WithHandlerOptions(opts...),
 	)
+	replicaServiceHeartbeatHandler := connect.NewUnaryHandlerSimple(
+		ReplicaServiceHeartbeatProcedure,
+		svc.Heartbeat,
+		connect.WithSchema(replicaServiceMethods.ByName("Heartbeat")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/switchyard.v1.ReplicaService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case ReplicaServiceRegisterReplicaProcedure:
@@ -200,6 +237,8 @@ func NewReplicaServiceHandler(svc ReplicaServiceHandler, opts ...connect.Handler
 			replicaServiceSetReplicaStateHandler.ServeHTTP(w, r)
 		case ReplicaServiceListReplicasProcedure:
 			replicaServiceListReplicasHandler.ServeHTTP(w, r)
+		case ReplicaServiceHeartbeatProcedure:
+			replicaServiceHeartbeatHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -223,4 +262,8 @@ func (UnimplementedReplicaServiceHandler) SetReplicaState(context.Context, *v1.S
 
 func (UnimplementedReplicaServiceHandler) ListReplicas(context.Context, *v1.ListReplicasRequest) (*v1.ListReplicasResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchyard.v1.ReplicaService.ListReplicas is not implemented"))
+}
+
+func (UnimplementedReplicaServiceHandler) Heartbeat(context.Context, *v1.HeartbeatRequest) (*v1.HeartbeatResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchyard.v1.ReplicaService.Heartbeat is not implemented"))
 }
