@@ -4,7 +4,9 @@ import "slices"
 
 // Overlap is one candidate's match result. A replica's overlap is the best
 // over its DP ranks: most Device blocks, then longest Prefix, then more host
-// (cheaper to reload than disk) blocks, then fewer predicted ones.
+// (cheaper to reload than disk) blocks, then fewer predicted ones, then more
+// blocks on the device (fewer on disk), so that ranks tying on everything
+// before never leave the choice to the order in which they are compared.
 type Overlap struct {
 	Device    int           // leading blocks all present on the device tier (confirmed or predicted)
 	Prefix    int           // leading blocks each present on at least one tier
@@ -20,8 +22,10 @@ func (a Overlap) better(b Overlap) bool {
 		return a.Prefix > b.Prefix
 	case a.Tiers[TierHost] != b.Tiers[TierHost]:
 		return a.Tiers[TierHost] > b.Tiers[TierHost]
+	case a.Predicted != b.Predicted:
+		return a.Predicted < b.Predicted
 	}
-	return a.Predicted < b.Predicted
+	return a.Tiers[TierDevice] > b.Tiers[TierDevice]
 }
 
 // rankRun is the walk state of one (candidate, DP rank).

@@ -33,7 +33,11 @@ type benchFleet struct {
 
 // newBenchFleet builds a fresh fleet (each benchmark run gets its own, so predictions made by
 // one run never slow down another's Match).
-func newBenchFleet(b *testing.B) *benchFleet {
+func newBenchFleet(b *testing.B) *benchFleet { return newBenchFleetN(b, benchReplicas) }
+
+// newBenchFleetN builds the fleet with n replicas (the first benchHot of them hold the prompt's
+// shared prefix; the filler sequences are spread over all n).
+func newBenchFleetN(b *testing.B, n int) *benchFleet {
 	b.Helper()
 	var f *benchFleet
 	func() {
@@ -43,7 +47,7 @@ func newBenchFleet(b *testing.B) *benchFleet {
 			b.Fatal(err)
 		}
 		ctx := context.Background()
-		for i := 0; i < benchReplicas; i++ {
+		for i := 0; i < n; i++ {
 			if _, err := r.Register(ctx, Replica{ID: fmt.Sprintf("r%02d", i), Model: "m"}); err != nil {
 				b.Fatal(err)
 			}
@@ -75,7 +79,7 @@ func newBenchFleet(b *testing.B) *benchFleet {
 			for j := range seq {
 				seq[j] = uint32(1<<31 + s*len(seq) + j)
 			}
-			store(fmt.Sprintf("r%02d", s%benchReplicas))
+			store(fmt.Sprintf("r%02d", s%n))
 		}
 		f = &benchFleet{r: r, prompt: prompt, build: time.Since(start)}
 	}()
@@ -145,57 +149,64 @@ func benchPrompts(f *benchFleet, n int) [][]uint32 {
 // earlier picks. It reports p50/p99 per pick and, as the floor measured in the same run, the
 // p50 of hashing plus Match alone, with the ratio p99/floor.
 func BenchmarkPick(b *testing.B) {
-	cands := make([]string, benchReplicas)
+	for _, predict := range []bool{false, true} {
+		b.Run(fmt.Sprintf("predict=%v", predict), func(b *testing.B) { benchPick(b, benchReplicas, predict) })
+	}
+}
+
+// BenchmarkPick100 is BenchmarkPick's default pick (predictions on) with 100 replicas, all of
+// them candidates: the setting of the llm-d endpoint picker's published per-decision latency.
+func BenchmarkPick100(b *testing.B) { benchPick(b, 100, true) }
+
+// benchPick runs BenchmarkPick's measurement on a fleet of n replicas.
+func benchPick(b *testing.B, n int, predict bool) {
+	cands := make([]string, n)
 	for i := range cands {
 		cands[i] = fmt.Sprintf("r%02d", i)
 	}
 	hashes := make([]uint64, 0, benchPromptTokens/index.DefaultBlockSize)
-	out := make([]index.Overlap, 0, benchReplicas)
-	for _, predict := range []bool{false, true} {
-		b.Run(fmt.Sprintf("predict=%v", predict), func(b *testing.B) {
-			f := newBenchFleet(b)
-			ix := f.r.Index("m")
-			b.Logf("fleet: %d replicas, %d blocks indexed, built in %v", benchReplicas, ix.Stats().Blocks, f.build)
-			prompts := benchPrompts(f, 256)
-			f.r.set.predict = predict
-			floor := make([]time.Duration, 5000)
-			for i := range floor { // the floor: hashing and Match alone
-				t0 := time.Now()
-				hashes = index.HashTokens(hashes[:0], prompts[i%len(prompts)], index.DefaultBlockSize, "")
-				out = ix.Match(hashes, cands, out)
-				floor[i] = time.Since(t0)
-			}
-			if out[0].Device < benchSharedTokens/index.DefaultBlockSize {
-				b.Fatalf("bench prompt overlap on r00 = %+v", out[0])
-			}
-			ids := requestIDs(fmt.Sprint("pick", predict, b.N), b.N)
-			lat := make([]time.Duration, b.N)
-			drv := startLifecycle(f.r)
-			ctx := context.Background()
-			req := PickRequest{Model: "m", ExpectedOutputTokens: 128}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				req.RequestID = ids[i]
-				req.Prompt.Tokens = prompts[i%len(prompts)]
-				t0 := time.Now()
-				d, err := f.r.Pick(ctx, req)
-				lat[i] = time.Since(t0)
-				if err != nil {
-					b.Fatal(err)
-				}
-				drv.ch <- d.RequestID
-			}
-			b.StopTimer()
-			drv.stop()
-			p50, p99, fl := percentile(lat, 0.50), percentile(lat, 0.99), percentile(floor, 0.50)
-			b.ReportMetric(float64(p50.Nanoseconds())/1e3, "p50-µs")
-			b.ReportMetric(float64(p99.Nanoseconds())/1e3, "p99-µs")
-			b.ReportMetric(float64(fl.Nanoseconds())/1e3, "floor-µs")
-			b.ReportMetric(float64(percentile(floor, 0.99).Nanoseconds())/1e3, "floor-p99-µs")
-			b.ReportMetric(float64(p99)/float64(percentile(floor, 0.99)), "p99/floor-p99")
-		})
+	out := make([]index.Overlap, 0, n)
+	f := newBenchFleetN(b, n)
+	ix := f.r.Index("m")
+	b.Logf("fleet: %d replicas, %d blocks indexed, built in %v", n, ix.Stats().Blocks, f.build)
+	prompts := benchPrompts(f, 256)
+	f.r.set.predict = predict
+	floor := make([]time.Duration, 5000)
+	for i := range floor { // the floor: hashing and Match alone
+		t0 := time.Now()
+		hashes = index.HashTokens(hashes[:0], prompts[i%len(prompts)], index.DefaultBlockSize, "")
+		out = ix.Match(hashes, cands, out)
+		floor[i] = time.Since(t0)
 	}
+	if out[0].Device < benchSharedTokens/index.DefaultBlockSize {
+		b.Fatalf("bench prompt overlap on r00 = %+v", out[0])
+	}
+	ids := requestIDs(fmt.Sprint("pick", predict, b.N), b.N)
+	lat := make([]time.Duration, b.N)
+	drv := startLifecycle(f.r)
+	ctx := context.Background()
+	req := PickRequest{Model: "m", ExpectedOutputTokens: 128}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		req.RequestID = ids[i]
+		req.Prompt.Tokens = prompts[i%len(prompts)]
+		t0 := time.Now()
+		d, err := f.r.Pick(ctx, req)
+		lat[i] = time.Since(t0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		drv.ch <- d.RequestID
+	}
+	b.StopTimer()
+	drv.stop()
+	p50, p99, fl := percentile(lat, 0.50), percentile(lat, 0.99), percentile(floor, 0.50)
+	b.ReportMetric(float64(p50.Nanoseconds())/1e3, "p50-µs")
+	b.ReportMetric(float64(p99.Nanoseconds())/1e3, "p99-µs")
+	b.ReportMetric(float64(fl.Nanoseconds())/1e3, "floor-µs")
+	b.ReportMetric(float64(percentile(floor, 0.99).Nanoseconds())/1e3, "floor-p99-µs")
+	b.ReportMetric(float64(p99)/float64(percentile(floor, 0.99)), "p99/floor-p99")
 }
 
 // BenchmarkPickParallel measures Pick throughput with b.RunParallel, lifecycle events applied

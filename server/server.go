@@ -81,6 +81,7 @@ func New(router *scoring.Router, cfg Config) *Server {
 	opts := append(grpcErrors(),
 		grpc.MaxRecvMsgSize(cfg.MaxMessageBytes),
 		grpc.MaxSendMsgSize(cfg.MaxMessageBytes),
+		grpc.ForceServerCodecV2(grpcPickCodec{}), // fast token ids (pickcodec.go)
 	)
 	s.grpc = grpc.NewServer(append(opts, s.tel.grpcOptions()...)...)
 	v1.RegisterRouterServiceServer(s.grpc, grpcRouter{svc: rs})
@@ -93,7 +94,7 @@ func New(router *scoring.Router, cfg Config) *Server {
 		s.grpcHealth.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)
 	}
 
-	copts := append([]connect.HandlerOption{connect.WithReadMaxBytes(cfg.MaxMessageBytes)}, s.tel.connect...)
+	copts := append([]connect.HandlerOption{connect.WithReadMaxBytes(cfg.MaxMessageBytes), connect.WithCodec(pickCodec{})}, s.tel.connect...)
 	mux := http.NewServeMux()
 	mux.Handle(switchyardv1connect.NewRouterServiceHandler(connectRouter{rs}, copts...))
 	mux.Handle(switchyardv1connect.NewKVEventServiceHandler(connectKV{ks}, copts...))

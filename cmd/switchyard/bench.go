@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -27,8 +28,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cfg.RegisterFlags(fs)
 	jsonPath := fs.String("json", "", "also write the result as JSON to this file (- = stdout, instead of the text summary)")
 	quiet := fs.Bool("quiet", false, "no progress line")
-	spawn := fs.Bool("spawn", false, "start a router for the run: this binary's `serve` on a free local port (then -addr is ignored)")
-	serveArgs := fs.String("serve-args", "", "with -spawn: extra flags for `serve`, space-separated")
+	spawn := fs.Bool("spawn", false, "start a router for the run: this binary's serve command on a free local port (then -addr is ignored)")
+	serveArgs := fs.String("serve-args", "", "with -spawn: extra flags for the serve command, space-separated")
+	cpuProfile := fs.String("cpuprofile", "", "write this process's (the load generator's) CPU profile to this file")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: switchyard bench [flags]\n\nDrives a running router (or one started with -spawn) and reports pick latency, throughput,\nlifecycle and KV event rates, and the router's CPU and RSS when it runs on this machine.\n\nflags:")
 		fs.PrintDefaults()
@@ -53,6 +55,17 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if cfg.ServerPID == 0 {
 			cfg.ServerPID = pid
 		}
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	res, err := bench.Run(ctx, cfg)
 	if errors.Is(err, bench.ErrConfig) {

@@ -35,6 +35,10 @@ type Config struct {
 	Cleanup  bool
 	// Policy is sent with every pick ("" = the server's default).
 	Policy string
+	// DryRun sends every pick as a dry run: scored in full but neither reserved nor predicted,
+	// so every pick can be the same bytes (what a load tool without templates sends; see the
+	// ghz cross-check in docs/performance.md). No lifecycle events follow dry runs.
+	DryRun bool
 
 	// Mode is ModeFixed (Rate picks/s, at most Workers in flight) or ModeClosed (Workers
 	// callers back to back).
@@ -112,6 +116,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Replicas, "replicas", c.Replicas, "replicas to register")
 	fs.BoolVar(&c.Cleanup, "cleanup", c.Cleanup, "deregister the replicas at the end (drops their index entries)")
 	fs.StringVar(&c.Policy, "policy", c.Policy, "policy for every pick (default: the server's)")
+	fs.BoolVar(&c.DryRun, "dry-run", c.DryRun, "send dry-run picks (scored, not reserved; no lifecycle events)")
 	fs.StringVar(&c.Mode, "mode", c.Mode, "fixed (open loop at -rate) or closed (-workers callers back to back)")
 	fs.Float64Var(&c.Rate, "rate", c.Rate, "fixed mode: picks per second")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "closed mode: concurrent callers; fixed mode: most picks in flight")

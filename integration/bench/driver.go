@@ -57,6 +57,7 @@ func (d *driver) one(n int64, due, start time.Time) {
 		RequestId: d.prefix + strconv.FormatInt(n, 10),
 		Model:     d.cfg.Model,
 		Policy:    d.cfg.Policy,
+		DryRun:    d.cfg.DryRun,
 	}
 	cctx, cancel := context.WithTimeout(d.calls, d.cfg.Timeout)
 	t0 := time.Now()
@@ -78,7 +79,7 @@ func (d *driver) one(n int64, due, start time.Time) {
 		return
 	}
 	d.answered.Add(1)
-	if d.lc != nil {
+	if d.lc != nil && !req.DryRun {
 		d.lc.started(t1, req.RequestId, resp.GetReplicaId(), resp.GetPromptTokens(), resp.GetCachedTokens())
 	}
 	d.win.Load().Record(t1.Sub(start))

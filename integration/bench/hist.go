@@ -65,8 +65,8 @@ func (h *Histogram) Quantile(q float64) time.Duration {
 		return 0
 	}
 	rank := uint64(q * float64(n))
-	if rank >= n {
-		rank = n - 1
+	if rank >= n-1 {
+		return time.Duration(h.max.Load()) // the largest is known exactly
 	}
 	var seen uint64
 	for b := range h.counts {

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"sync"
@@ -42,6 +43,7 @@ func (r *run) load(ctx context.Context) error {
 	r.d.calls = ctx
 
 	start := time.Now()
+	r.start = start
 	r.d.from = start.Add(cfg.Warmup)
 	r.d.to = r.d.from.Add(cfg.Duration)
 	bg, stopBG := context.WithCancel(ctx) // sampler, engines, progress
@@ -54,7 +56,7 @@ func (r *run) load(ctx context.Context) error {
 	for _, e := range r.engines {
 		if cfg.KVRate > 0 {
 			// A failed publish is counted in the publisher's stats; the engine goes on.
-			spawn(func() { e.steady(bg, cfg.KVRate/float64(len(r.engines)), func(error) {}) })
+			spawn(func() { e.steady(bg, cfg.KVRate/float64(len(r.engines)), r.kvFailed) })
 		}
 	}
 	lcCtx, stopLC := context.WithCancel(ctx)
@@ -84,6 +86,13 @@ func (r *run) load(ctx context.Context) error {
 	wg.Wait()
 	r.summarise(snaps)
 	return ctx.Err()
+}
+
+// scheduledIn counts the fixed-rate due times start + i/rate that fall in [from, to).
+func scheduledIn(start, from, to time.Time, rate float64) int64 {
+	first := math.Ceil(from.Sub(start).Seconds() * rate)
+	end := math.Ceil(to.Sub(start).Seconds() * rate)
+	return int64(max(0, end-max(0, first)))
 }
 
 // snapshotAt records the running totals at time at.
@@ -130,7 +139,7 @@ func (r *run) summarise(snaps [2]snapshot) {
 	secs := cfg.Duration.Seconds()
 	res.Setup = Setup{
 		Addr: cfg.Addr, Protocol: cfg.Protocol, Mode: cfg.Mode, Workers: cfg.Workers, Premarshal: cfg.Premarshal, Replicas: cfg.Replicas,
-		Policy: cfg.Policy, Prompts: r.prompts.Source, MeanPromptTokens: r.prompts.MeanTokens(),
+		Policy: cfg.Policy, DryRun: cfg.DryRun, Prompts: r.prompts.Source, MeanPromptTokens: r.prompts.MeanTokens(),
 		Lifecycle: cfg.Lifecycle, KVRate: cfg.KVRate, PreloadBlocks: cfg.PreloadBlocks,
 		PreloadSeconds: res.Setup.PreloadSeconds, WarmupSeconds: cfg.Warmup.Seconds(), DurationSeconds: secs,
 	}
@@ -145,6 +154,10 @@ func (r *run) summarise(snaps [2]snapshot) {
 	}
 	if t := d.tokens.Load(); t > 0 {
 		res.Picks.CachedShare = float64(d.cached.Load()) / float64(t)
+	}
+	if cfg.Mode == ModeFixed {
+		res.Picks.Scheduled = scheduledIn(r.start, d.from, d.to, cfg.Rate)
+		res.Picks.Unsent = res.Picks.Scheduled - res.Picks.Sent
 	}
 	if snaps[0].taken && snaps[1].taken {
 		res.KV.BlockEventsPerSecond = float64(snaps[1].kvBlocks-snaps[0].kvBlocks) / secs
@@ -189,6 +202,9 @@ func (r *run) finish() {
 	for _, resp := range r.kvResp {
 		k.Applied += resp.GetEventsApplied()
 		k.Rejected += resp.GetEventsRejected()
+	}
+	if r.kvErr != nil {
+		k.FirstError = r.kvErr.Error()
 	}
 	r.res.Machine.LoadAfter = loadavg()
 }

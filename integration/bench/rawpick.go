@@ -96,7 +96,7 @@ type rawPicker struct {
 
 // pick encodes req's per-pick fields and sends them with prompt i's encoding.
 func (r *rawPicker) pick(ctx context.Context, req *v1.PickReplicaRequest, i int) (*v1.PickReplicaResponse, error) {
-	head, err := proto.Marshal(&v1.PickReplicaRequest{RequestId: req.RequestId, Model: req.Model, Policy: req.Policy})
+	head, err := proto.Marshal(&v1.PickReplicaRequest{RequestId: req.RequestId, Model: req.Model, Policy: req.Policy, DryRun: req.DryRun})
 	if err != nil {
 		return nil, err
 	}

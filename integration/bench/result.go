@@ -46,6 +46,7 @@ type Setup struct {
 	Premarshal       bool    `json:"premarshal"`
 	Replicas         int     `json:"replicas"`
 	Policy           string  `json:"policy,omitempty"`
+	DryRun           bool    `json:"dry_run,omitempty"`
 	Prompts          string  `json:"prompts"`
 	MeanPromptTokens int     `json:"mean_prompt_tokens"`
 	Lifecycle        bool    `json:"lifecycle"`
@@ -58,6 +59,11 @@ type Setup struct {
 
 // Picks is the measured picks: those due in the measured window.
 type Picks struct {
+	// Scheduled is, in fixed mode, the picks due in the window; Unsent those of them the
+	// client never sent (every caller stayed busy until the window closed: the server did not
+	// keep up). Sent is the picks sent of those due in the window.
+	Scheduled int64            `json:"scheduled,omitempty"`
+	Unsent    int64            `json:"unsent,omitempty"`
 	Sent      int64            `json:"sent"`
 	OK        int64            `json:"ok"`
 	Errors    int64            `json:"errors"`
@@ -98,6 +104,7 @@ type KV struct {
 	Applied              int64   `json:"events_applied"`
 	Rejected             int64   `json:"events_rejected"`
 	Failures             int64   `json:"publish_failures"`
+	FirstError           string  `json:"first_error,omitempty"`
 }
 
 // machine describes this machine from /proc (best effort).
@@ -141,9 +148,15 @@ func (r *Result) WriteText(w io.Writer) error {
 	if s.Premarshal {
 		enc = "prompts pre-encoded"
 	}
+	if s.DryRun {
+		enc += ", dry runs"
+	}
 	fmt.Fprintf(&b, "switchyard bench: %s against %s, %d replicas, %s (%s)\n", load, s.Addr, s.Replicas, s.Prompts, enc)
 	fmt.Fprintf(&b, "  measured %.0fs after a %.0fs warm-up; machine %d CPUs %s, load %s -> %s\n",
 		s.DurationSeconds, s.WarmupSeconds, r.Machine.CPUs, r.Machine.CPUModel, r.Machine.LoadBefore, r.Machine.LoadAfter)
+	if p.Scheduled > 0 {
+		fmt.Fprintf(&b, "schedule   %d picks due in the window, %d never sent (the client waited for busy callers)\n", p.Scheduled, p.Unsent)
+	}
 	fmt.Fprintf(&b, "picks      %d sent, %d ok, %d errors%s, %d late: %.1f picks/s; cached %.1f%% of prompt tokens\n",
 		p.Sent, p.OK, p.Errors, kinds(p.ByKind), p.Late, p.PerSecond, 100*p.CachedShare)
 	fmt.Fprintf(&b, "latency    %s (due -> answer)\n", latencyText(p.Latency))
@@ -155,6 +168,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	k := &r.KV
 	fmt.Fprintf(&b, "kv         %.0f block events/s published; over the run %d block events in %d events, server applied %d, rejected %d; %d publish failures; preload %d blocks in %.1fs\n",
 		k.BlockEventsPerSecond, k.BlockEvents, k.Events, k.Applied, k.Rejected, k.Failures, s.PreloadBlocks, s.PreloadSeconds)
+	if k.FirstError != "" {
+		fmt.Fprintf(&b, "           first KV failure: %s\n", k.FirstError)
+	}
 	for _, pr := range []struct {
 		name string
 		p    *Process

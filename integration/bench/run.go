@@ -26,6 +26,7 @@ type run struct {
 	engines []*engine
 	rep     *switchyard.Reporter
 	d       *driver
+	start   time.Time // the load's start (the fixed schedule's origin)
 	sampler *sampler
 	res     *Result
 
@@ -33,6 +34,17 @@ type run struct {
 	// the streams, and publish or close failures.
 	kvResp           []*v1.PublishKVEventsResponse
 	kvEvents, kvFail int64
+	kvMu             sync.Mutex
+	kvErr            error // the first publish or close failure
+}
+
+// kvFailed keeps the first KV failure for the report.
+func (r *run) kvFailed(err error) {
+	r.kvMu.Lock()
+	defer r.kvMu.Unlock()
+	if r.kvErr == nil {
+		r.kvErr = err
+	}
 }
 
 // Run drives the router at cfg.Addr as cfg describes and returns what it measured. It
@@ -139,6 +151,7 @@ func (r *run) closePublishers(ctx context.Context) {
 		r.kvFail += st.Failures
 		if err != nil {
 			r.kvFail++
+			r.kvFailed(fmt.Errorf("closing the stream of %s: %w", r.ids[e.id], err))
 		}
 		if resp != nil {
 			r.kvResp = append(r.kvResp, resp)
