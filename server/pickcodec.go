@@ -17,8 +17,9 @@ import (
 
 // The server's protobuf codec, for gRPC and Connect alike. It encodes and decodes every
 // message as the standard codecs do, except the token ids of a PickReplicaRequest: a prompt
-// of 8,192 tokens is 8,192 packed varints, which the generic decoder spends about 60 µs on
-// (the largest single cost of a pick in the profile); the loop below takes a third of that.
+// of 8,192 tokens is 8,192 packed varints, which the generic decoder spends about 30 µs on
+// (45 µs under load: the largest single cost of a pick in the router's profile); the loop
+// below takes two thirds of that (BenchmarkUnmarshalPick, docs/performance.md).
 // Anything but the common shape — one token_ids field holding one packed run — is left to
 // proto.Unmarshal, so the result is always what proto.Unmarshal would give.
 

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"runtime"
 	"runtime/pprof"
@@ -67,35 +68,29 @@ func sleepOrDone(r *http.Request, d time.Duration) {
 }
 
 func pprofCPU(w http.ResponseWriter, r *http.Request) {
-	d, err := seconds(r, 30)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	w.Header().Set("Content-Type", "application/octet-stream")
-	w.Header().Set("Content-Disposition", `attachment; filename="profile"`)
-	if err := pprof.StartCPUProfile(w); err != nil {
-		http.Error(w, "cpu profile: "+err.Error(), http.StatusConflict) // one already running
-		return
-	}
-	sleepOrDone(r, d)
-	pprof.StopCPUProfile()
+	timedProfile(w, r, 30, "profile", pprof.StartCPUProfile, pprof.StopCPUProfile)
 }
 
 func pprofTrace(w http.ResponseWriter, r *http.Request) {
-	d, err := seconds(r, 1)
+	timedProfile(w, r, 1, "trace", trace.Start, trace.Stop)
+}
+
+// timedProfile records a profile for the requested seconds (default def) between start and
+// stop and streams it as an attachment named name.
+func timedProfile(w http.ResponseWriter, r *http.Request, def int, name string, start func(io.Writer) error, stop func()) {
+	d, err := seconds(r, def)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
-	w.Header().Set("Content-Disposition", `attachment; filename="trace"`)
-	if err := trace.Start(w); err != nil {
-		http.Error(w, "trace: "+err.Error(), http.StatusConflict)
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name))
+	if err := start(w); err != nil {
+		http.Error(w, name+": "+err.Error(), http.StatusConflict) // one already running
 		return
 	}
 	sleepOrDone(r, d)
-	trace.Stop()
+	stop()
 }
 
 func pprofNamed(w http.ResponseWriter, r *http.Request) {
