@@ -72,10 +72,10 @@ func New(router *scoring.Router, cfg Config) *Server {
 	if s.zmqErr == nil {
 		s.kv.zmq = s.zmq.sub.Stats
 	}
-	ps0 := &replicaService{router: router, limits: lim, kv: ks, sources: s.zmq}
+	replicas := &replicaService{router: router, limits: lim, kv: ks, sources: s.zmq}
 	s.live = newLiveness(cfg.Liveness, router, s.log)
 	s.live.onRestore = s.restartKVSource
-	ps := livenessReplicas{replicaService: ps0, live: s.live}
+	ps := livenessReplicas{replicaService: replicas, live: s.live}
 	as := &auditService{audit: s.audit, limits: lim}
 
 	opts := append(grpcErrors(),

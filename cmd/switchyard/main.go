@@ -1,8 +1,12 @@
 // Command switchyard is the routing control plane for LLM engine fleets.
 //
-//	switchyard serve     run the router (gRPC, Connect and JSON on one port)
-//	switchyard pick      send one PickReplica and print the decision
-//	switchyard version   print the build's version
+//	switchyard serve       run the router (gRPC, Connect and JSON on one port; --demo adds a simulated fleet)
+//	switchyard pick        send one PickReplica and print the decision
+//	switchyard decisions   show recorded decisions (get ID | tail -follow)
+//	switchyard replay      simulate a workload on a fleet and compare routing policies
+//	switchyard bench       load a running router and report latency, throughput, CPU and RSS
+//	switchyard engine-sim  run one simulated vLLM replica
+//	switchyard version     print the build's version
 //
 // Run `switchyard <command> -h` for a command's flags.
 package main
