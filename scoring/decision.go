@@ -29,6 +29,7 @@ type PickRequest struct {
 // Reasons a listed candidate is not eligible, as reported in CandidateScore.Ineligible.
 const (
 	IneligibleDraining      = "draining"
+	IneligibleUnhealthy     = "unhealthy" // quarantined by the liveness checks
 	IneligibleNotRegistered = "not_registered"
 	IneligibleWrongModel    = "wrong_model"
 )
@@ -43,7 +44,7 @@ type CandidateScore struct {
 	ActiveRequests int
 	Cost           float64 // the policy's score (lower is better); 0 for policies without one
 	Rank           int     // 1 = chosen; 0 = ineligible
-	Ineligible     string  // why not eligible ("" when eligible): "draining","not_registered","wrong_model"
+	Ineligible     string  // why not eligible ("" when eligible): "draining","unhealthy","not_registered","wrong_model"
 
 	// HeldBlocks is the decode blocks held now (DecodeBlocks without the projection).
 	HeldBlocks int64

@@ -6,7 +6,7 @@ import (
 )
 
 // stateQuarantined is the effective state of a replica that failed its liveness checks: it is
-// not StateReady, so picks skip it (reported ineligible like a draining replica), while the
+// not StateReady, so picks skip it (reported ineligible as "unhealthy"), while the
 // registered state in Replica.State stays what the operator set.
 const stateQuarantined ReplicaState = 3
 

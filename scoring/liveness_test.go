@@ -55,6 +55,10 @@ func TestQuarantineTakesReplicaOutAndRestoreStartsClean(t *testing.T) {
 			t.Fatalf("pick during quarantine went to %v (%v), want r1", d, err)
 		}
 	}
+	d, err = pick("listed", "r0", "r1")
+	if err != nil || d.Candidates[0].ReplicaID != "r0" || d.Candidates[0].Ineligible != IneligibleUnhealthy {
+		t.Fatalf("quarantined r0 among the candidates: %+v, %v; want ineligible %q", d.Candidates, err, IneligibleUnhealthy)
+	}
 	if _, err := pick("only-r0", "r0"); !errors.Is(err, ErrNoReplica) {
 		t.Errorf("pick restricted to the quarantined replica = %v, want ErrNoReplica", err)
 	}

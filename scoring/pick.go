@@ -159,6 +159,9 @@ func (r *Router) decideLocked(pool *modelPool, sc *pickScratch, req *PickRequest
 		cs.NewBlocks = float64(shape.promptBlocks()) - l.heldPrefixBlocks(shape)
 		if !rp.ready() {
 			cs.Ineligible = IneligibleDraining
+			if ReplicaState(rp.state.Load()) == stateQuarantined {
+				cs.Ineligible = IneligibleUnhealthy
+			}
 			continue
 		}
 		sc.cands = append(sc.cands, Candidate{

@@ -99,8 +99,9 @@ type CandidateScore struct {
 	Cost float64 `protobuf:"fixed64,7,opt,name=cost,proto3" json:"cost,omitempty"`
 	// 1 = chosen, 2 = first fallback, ...; 0 = ineligible.
 	Rank int32 `protobuf:"varint,8,opt,name=rank,proto3" json:"rank,omitempty"`
-	// Why the replica could not take the request ("" when eligible), e.g.
-	// "draining", "not_registered", "wrong_model".
+	// Why the replica could not take the request ("" when eligible):
+	// "draining", "unhealthy" (failed its liveness checks), "not_registered",
+	// "wrong_model".
 	IneligibleReason string `protobuf:"bytes,9,opt,name=ineligible_reason,json=ineligibleReason,proto3" json:"ineligible_reason,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
