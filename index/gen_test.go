@@ -223,8 +223,14 @@ func (w *world) sameErr(got, want error) {
 
 // check compares the index with the model: stats and every probe's match.
 func (w *world) check() error {
-	if err := diffStats(w.ix.Stats(), w.m.stats()); err != nil {
+	want := w.m.stats()
+	if err := diffStats(w.ix.Stats(), want); err != nil {
 		return err
+	}
+	for _, rep := range genReplicas {
+		if got := w.ix.ReplicaBlocks(rep); got != want.Replicas[rep] {
+			return errorf("ReplicaBlocks(%s) = %v, want %v", rep, got, want.Replicas[rep])
+		}
 	}
 	var out []Overlap
 	probes := [][]uint64{{12345, 678}}

@@ -42,15 +42,28 @@ func (ix *Index) Stats() Stats {
 		st.Rejected[k] = v
 	}
 	for name, gs := range ix.byReplica {
-		var sum [NumTiers]int
-		for _, g := range gs {
-			for t := range NumTiers {
-				sum[t] += g.tiers[t]
-			}
-		}
-		st.Replicas[name] = sum
+		st.Replicas[name] = tierSums(gs)
 	}
 	return st
+}
+
+// ReplicaBlocks returns one replica's confirmed entries per tier, summed over
+// its ranks: Stats().Replicas[replica] without the sweep and the memory scan
+// Stats does, for callers that ask about one replica often.
+func (ix *Index) ReplicaBlocks(replica string) [NumTiers]int {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return tierSums(ix.byReplica[replica])
+}
+
+func tierSums(gs []*engine) [NumTiers]int {
+	var sum [NumTiers]int
+	for _, g := range gs {
+		for t := range NumTiers {
+			sum[t] += g.tiers[t]
+		}
+	}
+	return sum
 }
 
 // Per-item sizes behind memoryEstimate, in bytes.

@@ -145,7 +145,10 @@ func (r *Router) SetState(ctx context.Context, id string, st ReplicaState) error
 	}
 	rp.pool.mu.Lock()
 	rp.info.State = st
-	rp.state.Store(uint32(st))
+	// A quarantined replica keeps out of routing; Restore applies the state.
+	if ReplicaState(rp.state.Load()) != stateQuarantined {
+		rp.state.Store(uint32(st))
+	}
 	rp.pool.mu.Unlock()
 	return nil
 }
@@ -161,7 +164,7 @@ func (r *Router) Replica(id string) (ReplicaStatus, error) {
 	r.sweep(p, r.now())
 	st := statusLocked(rp)
 	p.mu.Unlock()
-	st.CachedBlocks = p.ix.Stats().Replicas[id]
+	st.CachedBlocks = p.ix.ReplicaBlocks(id)
 	return st, nil
 }
 

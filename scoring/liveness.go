@@ -17,7 +17,8 @@ const stateQuarantined ReplicaState = 3
 // Quarantining a quarantined replica frees what was reserved on it since and drops its entries
 // again. ErrUnknownReplica if it is not registered.
 //
-// A later Register (the engine announcing itself), SetState or Restore puts it back.
+// A later Register (the engine announcing itself) or Restore puts it back; SetState while
+// quarantined only records the state that Restore will apply.
 func (r *Router) Quarantine(ctx context.Context, id string) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err

@@ -80,6 +80,33 @@ func TestQuarantineTakesReplicaOutAndRestoreStartsClean(t *testing.T) {
 	}
 }
 
+func TestSetStateKeepsQuarantine(t *testing.T) {
+	ctx := context.Background()
+	r, _ := newTestRouter(t, 2, Config{})
+	if _, err := r.Quarantine(ctx, "r0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetState(ctx, "r0", StateReady); err != nil {
+		t.Fatal(err)
+	}
+	if q, _ := r.Quarantined("r0"); !q {
+		t.Fatal("SetState lifted the quarantine")
+	}
+	if err := r.SetState(ctx, "r0", StateDraining); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Restore(ctx, "r0"); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := r.Replica("r0"); st.State != StateDraining {
+		t.Fatalf("restored replica is %s, want the draining state set while quarantined", st.State)
+	}
+	d, err := r.Pick(ctx, PickRequest{RequestID: "x", Model: "m", Prompt: Prompt{Tokens: tokens(2, 0, 32)}})
+	if err != nil || d.ReplicaID != "r1" {
+		t.Fatalf("restored draining replica took a pick: %v, %v", d, err)
+	}
+}
+
 func TestQuarantineKeepsDrainingState(t *testing.T) {
 	ctx := context.Background()
 	r, _ := newTestRouter(t, 2, Config{})

@@ -336,19 +336,6 @@ func (l *liveness) register(ctx context.Context, id, healthURL string, apply fun
 	return nil
 }
 
-// reassert puts an unhealthy replica back in quarantine after something (SetReplicaState)
-// changed its state.
-func (l *liveness) reassert(ctx context.Context, id string) {
-	if l.status(id).Health != HealthUnhealthy {
-		return
-	}
-	if freed, err := l.router.Quarantine(ctx, id); err == nil {
-		l.mu.Lock()
-		l.stats.RequestsFreed += uint64(freed)
-		l.mu.Unlock()
-	}
-}
-
 // heartbeat records a heartbeat and re-evaluates the replica at once.
 func (l *liveness) heartbeat(ctx context.Context, id string) {
 	l.mu.Lock()

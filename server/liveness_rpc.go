@@ -69,13 +69,13 @@ func (s livenessReplicas) DeregisterReplica(ctx context.Context, req *v1.Deregis
 }
 
 // SetReplicaState implements ReplicaService.SetReplicaState. An unhealthy replica stays out
-// of routing whatever state it is set to; the state applies once it is healthy again.
+// of routing whatever state it is set to (scoring keeps the quarantine); the state applies
+// once it is healthy again.
 func (s livenessReplicas) SetReplicaState(ctx context.Context, req *v1.SetReplicaStateRequest) (*v1.SetReplicaStateResponse, error) {
 	resp, err := s.replicaService.SetReplicaState(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	s.live.reassert(ctx, req.GetReplicaId())
 	s.decorate(resp.GetStatus())
 	return resp, nil
 }
@@ -101,6 +101,7 @@ func (s livenessReplicas) Heartbeat(ctx context.Context, req *v1.HeartbeatReques
 	if _, err := s.router.Replica(id); err != nil {
 		return nil, rpcError(err)
 	}
+	// The heartbeat may restore a quarantined replica: report its state after.
 	s.live.heartbeat(ctx, id)
 	st, err := s.router.Replica(id)
 	if err != nil {

@@ -20,12 +20,8 @@ type vllmSink struct {
 
 // ApplyBatch implements vllm.Sink.
 func (s *vllmSink) ApplyBatch(_ context.Context, b vllm.Batch) error {
-	if _, err := s.router.Replica(b.Replica); err != nil {
-		// Events of an engine whose replica is not registered (yet): nothing
-		// holds its blocks, so there is nothing to reset either.
-		s.counters.reject("unknown_replica", int64(len(b.Events)))
-		return nil
-	}
+	// Events of a replica that is not registered (yet) are each rejected as
+	// "unknown_replica": nothing holds its blocks, so nothing needs a reset.
 	for _, ev := range b.Events {
 		reason := s.apply(b.Replica, b.Rank, ev)
 		if reason != "" {
